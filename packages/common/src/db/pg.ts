@@ -1,0 +1,177 @@
+import pg from 'pg'
+import { type Database, DatabaseUnavailableError, type ListenOptions, type Queryable } from './types.ts'
+
+// int8 (counts, sums) as numbers; values beyond 2^53 are not used by these services.
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format)
+  },
+}
+
+// SQLSTATE classes and socket errors that mean "the server is not there", not "the query is wrong".
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+])
+
+function isUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string }
+  if (e?.code && UNAVAILABLE_CODES.has(e.code)) return true
+  // pg-pool's own wait for a free slot ("timeout exceeded when trying to connect") happens when every slot hangs connecting.
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+    e?.message ?? '',
+  )
+}
+
+function wrap(error: unknown): unknown {
+  return isUnavailable(error) ? new DatabaseUnavailableError(error) : error
+}
+
+function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query(sql, params) {
+      try {
+        const result = await client.query(sql, params as unknown[])
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 }
+      } catch (error) {
+        throw wrap(error)
+      }
+    },
+    async exec(sql) {
+      try {
+        await client.query(sql)
+      } catch (error) {
+        throw wrap(error)
+      }
+    },
+  }
+}
+
+interface Subscription {
+  channel: string
+  onPayload: (payload: string) => void
+  options?: ListenOptions
+}
+
+export function openPgDatabase(url: string, log?: { warn: (obj: unknown, msg?: string) => void }): Database {
+  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000 })
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', (error) => log?.warn({ err: error }, 'idle database client error'))
+  const subscriptions = new Set<Subscription>()
+  let listener: pg.Client | undefined
+  let connecting: Promise<pg.Client> | undefined
+  let closed = false
+  let retryTimer: NodeJS.Timeout | undefined
+
+  async function connectListener(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 3000 })
+    client.on('notification', (message) => {
+      for (const s of subscriptions) if (s.channel === message.channel) s.onPayload(message.payload ?? '')
+    })
+    const lost = (error?: Error) => {
+      if (listener !== client) return
+      listener = undefined
+      if (error) log?.warn({ err: error }, 'notification connection lost; reconnecting')
+      scheduleReconnect(250)
+    }
+    client.on('error', lost)
+    client.on('end', () => lost())
+    await client.connect()
+    for (const channel of new Set([...subscriptions].map((s) => s.channel))) {
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+    }
+    listener = client
+    return client
+  }
+
+  function scheduleReconnect(delay: number) {
+    if (closed || retryTimer) return
+    retryTimer = setTimeout(async () => {
+      retryTimer = undefined
+      try {
+        await connectListener()
+        for (const s of subscriptions) s.options?.onReconnect?.()
+      } catch {
+        scheduleReconnect(Math.min(delay * 2, 5000))
+      }
+    }, delay)
+    retryTimer.unref()
+  }
+
+  async function ensureListener(): Promise<pg.Client> {
+    if (listener) return listener
+    connecting ??= connectListener().finally(() => {
+      connecting = undefined
+    })
+    return connecting
+  }
+
+  return {
+    driver: 'pg',
+    ...queryable(pool),
+    async transaction(fn) {
+      let client: pg.PoolClient
+      try {
+        client = await pool.connect()
+      } catch (error) {
+        throw wrap(error)
+      }
+      // A checked-out client has no pool listener: a server dying between two queries would emit an
+      // unhandled 'error' and crash the process. Keep it, and hand it to release() to discard the client.
+      let lost: Error | undefined
+      const onLost = (error: Error) => {
+        lost = error
+      }
+      client.on('error', onLost)
+      try {
+        await client.query('BEGIN')
+        const result = await fn(queryable(client))
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        if (!lost) await client.query('ROLLBACK').catch(() => {})
+        throw wrap(error)
+      } finally {
+        client.off('error', onLost)
+        client.release(lost)
+      }
+    },
+    async listen(channel, onPayload, options) {
+      const subscription = { channel, onPayload, options }
+      subscriptions.add(subscription)
+      try {
+        const client = await ensureListener()
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+      } catch (error) {
+        // Keep the subscription: the reconnect loop will LISTEN and report a resync.
+        log?.warn({ err: error }, 'could not LISTEN yet; will retry')
+        scheduleReconnect(250)
+      }
+      return async () => {
+        subscriptions.delete(subscription)
+      }
+    },
+    async notify(channel, payload) {
+      await queryable(pool).query('SELECT pg_notify($1, $2)', [channel, payload])
+    },
+    async close() {
+      closed = true
+      if (retryTimer) clearTimeout(retryTimer)
+      const client = listener
+      listener = undefined
+      await client?.end().catch(() => {})
+      await pool.end()
+    },
+  }
+}

@@ -1,0 +1,6 @@
+export * from './config.ts'
+export * from './database-plugin.ts'
+export * from './db/index.ts'
+export * from './errors.ts'
+export * from './rate-limit.ts'
+export * from './server.ts'

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto'
+import type { Static, TObject } from '@sinclair/typebox'
+import closeWithGrace from 'close-with-grace'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { type BaseConfig, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
+import type { ErrorHandlerOptions } from './errors.ts'
+
+/** Header and body fields that may carry secrets: never logged. */
+export const redactedPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  ...['password', 'rpc_password', 'ssh_password', 'token', 'apiKey', 'secret'].flatMap((key) => [key, `*.${key}`]),
+]
+
+/** The Fastify options every service uses: logger, request ids, proxy trust, validation defaults. */
+export function fastifyOptions(
+  config: Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'>,
+  {
+    messageKey,
+    validationStatus,
+    pretty = config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT !== 'json' && process.stdout.isTTY),
+  }: ErrorHandlerOptions & { pretty?: boolean },
+): FastifyServerOptions {
+  return {
+    // Errors Fastify answers before routing, in the service's body shape: an undecodable path is a
+    // validation failure of the path; an over-long parameter keeps its 414.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.code === 'FST_ERR_BAD_URL' ? validationStatus : (error.statusCode ?? 400)
+      // The reply is not typed for a route here; the body is the service's error shape.
+      ;(reply as FastifyReply).code(status).send({ [messageKey]: error.message })
+    },
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: { paths: redactedPaths, censor: '[redacted]' },
+      ...(pretty
+        ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } }
+        : {}),
+    },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // A hop count is accepted at run time though the type omits it.
+    trustProxy: parseTrustProxy(config.TRUST_PROXY) as FastifyServerOptions['trustProxy'],
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    // Keep-alive sockets must not hold a shutdown open.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    // The embedded database's first start (WASM init + migrations) can take a while on a slow disk.
+    pluginTimeout: 120_000,
+  }
+}
+
+/** Marks a response as not to be stored by any cache. */
+export function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('Cache-Control', 'no-store')
+}
+
+export interface StartOptions<S extends TObject> {
+  name: string
+  /** The service's error body shape and validation status. */
+  errors: ErrorHandlerOptions
+  schema: S
+  app: FastifyPluginAsync<{ config: Static<S> }>
+  port: (config: Static<S>) => number
+}
+
+/**
+ * Reads the config, builds the app, listens, and closes gracefully on SIGINT/SIGTERM.
+ * A bad config prints one readable message and exits 1 without a stack trace.
+ */
+export async function startServer<S extends TObject>({
+  name,
+  errors,
+  schema,
+  app,
+  port,
+}: StartOptions<S>): Promise<FastifyInstance> {
+  let config: Static<S>
+  try {
+    config = loadConfig(schema)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${name}: ${error.message}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
+  const fastify = Fastify(fastifyOptions(config as unknown as BaseConfig, errors))
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) fastify.log.error({ err }, 'fatal error; shutting down')
+    else fastify.log.info({ signal }, 'shutting down')
+    await fastify.close()
+  })
+  try {
+    await fastify.register(fp(app), { config })
+    await fastify.listen({ host: (config as unknown as BaseConfig).HOST, port: port(config) })
+  } catch (error) {
+    fastify.log.fatal({ err: error }, `${name} failed to start`)
+    await fastify.close().catch(() => {})
+    process.exit(1)
+  }
+  return fastify
+}
