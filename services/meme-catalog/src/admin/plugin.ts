@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.ts'
+import { createAdminAuth } from './auth.ts'
+import { adminMemesRoutes } from './memes-routes.ts'
+import { adminOpenapiRoute, registerAdminSwagger } from './openapi.ts'
+import { type AdminRepository, createAdminRepository } from './repository.ts'
+import { adminTagsRoutes } from './tags-routes.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Admin SQL over memes, tags and the audit log (admin scope only). */
+    adminRepository: AdminRepository
+  }
+}
+
+/**
+ * The admin API (encapsulated: its hooks, decorators and OpenAPI document stay inside). Without
+ * ADMIN_TOKEN nothing is registered, so every admin path answers 404 like any unknown route.
+ */
+export async function adminPlugin(fastify: FastifyInstance, { config }: { config: Config }) {
+  if (!config.ADMIN_TOKEN) {
+    fastify.log.info('ADMIN_TOKEN is not set: the admin API is disabled')
+    return
+  }
+  const auth = createAdminAuth(config.ADMIN_TOKEN)
+  fastify.decorateRequest('adminActor', null)
+  fastify.decorate('adminRepository', createAdminRepository(fastify.db))
+  await registerAdminSwagger(fastify)
+  // Appended after the rate-limit hook (added by the root's onRoute, which runs first), so failed
+  // logins are counted and a spent budget answers 429 before the token is even looked at.
+  fastify.addHook('onRoute', (route) => {
+    const existing = route.onRequest
+    const hooks = existing ? (Array.isArray(existing) ? existing : [existing]) : []
+    route.onRequest = [...hooks, auth.hook]
+  })
+  const rateLimit = { bucket: 'admin', max: config.ADMIN_RATE_LIMIT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }
+  await fastify.register(adminMemesRoutes, { rateLimit })
+  await fastify.register(adminTagsRoutes, { rateLimit })
+  await fastify.register(adminOpenapiRoute, { rateLimit })
+}

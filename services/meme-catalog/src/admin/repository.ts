@@ -1,0 +1,155 @@
+import type { Queryable } from '@app/common'
+import type { Static } from '@sinclair/typebox'
+import { type MemeRow, toMeme } from '../memes/repository.ts'
+import type { AdminMeme, AdminTag } from './schemas.ts'
+
+type AdminMemeT = Static<typeof AdminMeme>
+type Status = AdminMemeT['status']
+
+interface AdminMemeRow extends MemeRow {
+  updated_at: Date | string
+  phash: string | null
+  near_duplicate_of: string[] | null
+  job_state: 'queued' | 'running' | 'done' | 'failed' | null
+  job_attempts: number | null
+  job_error: string | null
+  job_updated_at: Date | string | null
+}
+
+const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString()
+
+const COLUMNS = `m.id, m.created_at, m.updated_at, m.status, m.byte_size, m.width, m.height, m.mime, m.original_mime,
+  m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption,
+  m.phash, m.near_duplicate_of,
+  coalesce((SELECT array_agg(t.tag ORDER BY t.tag) FROM meme_tags t WHERE t.meme_id = m.id), '{}') AS tags,
+  j.state AS job_state, j.attempts AS job_attempts, j.last_error AS job_error, j.updated_at AS job_updated_at`
+
+// The latest caption job of each meme, if any.
+const FROM = `memes m LEFT JOIN LATERAL (
+    SELECT state, attempts, last_error, updated_at FROM caption_jobs c WHERE c.meme_id = m.id ORDER BY c.id DESC LIMIT 1
+  ) j ON true`
+
+function toAdminMeme(row: AdminMemeRow): AdminMemeT {
+  const { status: _status, ...publicFields } = toMeme({ ...row, status: 'approved' })
+  return {
+    ...publicFields,
+    status: row.status as Status,
+    updatedAt: iso(row.updated_at),
+    adminMediaUrl: `/api/admin/memes/${row.id}/media`,
+    phash: row.phash,
+    nearDuplicateOf: row.near_duplicate_of ?? [],
+    captionJob:
+      row.job_state === null
+        ? null
+        : {
+            state: row.job_state,
+            attempts: Number(row.job_attempts),
+            lastError: row.job_error,
+            updatedAt: iso(row.job_updated_at as Date | string),
+          },
+  }
+}
+
+export interface AuditEntry {
+  actor: string
+  action: string
+  memeId?: string | null
+  detail?: Record<string, unknown>
+}
+
+/** The admin API's SQL over memes and the audit log; takes the database or an open transaction. */
+export function createAdminRepository(db: Queryable) {
+  return {
+    /** Newest first; deleted memes are never listed. */
+    async list(status: Status | undefined, page: number, pageSize: number) {
+      const where = status ? `m.deleted_at IS NULL AND m.status = $1` : `m.deleted_at IS NULL AND $1::text IS NULL`
+      const count = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM memes m WHERE ${where}`, [status ?? null])
+      const total = Number(count.rows[0]?.n ?? 0)
+      const totalPages = Math.ceil(total / pageSize)
+      const served = Math.max(1, Math.min(page, totalPages))
+      const { rows } = await db.query<AdminMemeRow>(
+        `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where} ORDER BY m.created_at DESC, m.id DESC OFFSET $2 LIMIT $3`,
+        [status ?? null, (served - 1) * pageSize, pageSize],
+      )
+      return { page: served, pageSize, total, totalPages, memes: rows.map(toAdminMeme) }
+    },
+
+    async find(id: string): Promise<AdminMemeT | null> {
+      const { rows } = await db.query<AdminMemeRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE m.id = $1 AND m.deleted_at IS NULL`, [
+        id,
+      ])
+      return rows[0] ? toAdminMeme(rows[0]) : null
+    },
+
+    /** Locks a live meme for a change and returns its status, or null when missing or deleted. */
+    async lock(id: string): Promise<Status | null> {
+      const { rows } = await db.query<{ status: Status }>(
+        'SELECT status FROM memes WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+        [id],
+      )
+      return rows[0]?.status ?? null
+    },
+
+    async setStatus(id: string, status: Status): Promise<void> {
+      await db.query('UPDATE memes SET status = $2, updated_at = now() WHERE id = $1', [id, status])
+    },
+
+    async softDelete(id: string): Promise<void> {
+      await db.query('UPDATE memes SET deleted_at = now(), updated_at = now() WHERE id = $1', [id])
+    },
+
+    async setCaption(id: string, caption: string): Promise<void> {
+      await db.query('UPDATE memes SET caption = $2, updated_at = now() WHERE id = $1', [id, caption])
+    },
+
+    /** Replaces the tags of a meme; the names must exist in the catalog. Returns the previous ones. */
+    async setTags(id: string, tags: string[]): Promise<string[]> {
+      const { rows } = await db.query<{ tag: string }>('DELETE FROM meme_tags WHERE meme_id = $1 RETURNING tag', [id])
+      await db.query('INSERT INTO meme_tags (meme_id, tag) SELECT $1, unnest($2::text[])', [id, tags])
+      await db.query('UPDATE memes SET updated_at = now() WHERE id = $1', [id])
+      return rows.map((r) => r.tag).sort()
+    },
+
+    async touch(ids: string[]): Promise<void> {
+      if (ids.length > 0) await db.query('UPDATE memes SET updated_at = now() WHERE id = ANY($1::text[])', [ids])
+    },
+
+    /** The stored WebP of a live meme of any status. */
+    async findImage(id: string): Promise<Buffer | null> {
+      const { rows } = await db.query<{ bytes: Uint8Array }>(
+        'SELECT mm.bytes FROM meme_media mm JOIN memes m ON m.id = mm.meme_id WHERE m.id = $1 AND m.deleted_at IS NULL',
+        [id],
+      )
+      const bytes = rows[0]?.bytes
+      return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null
+    },
+
+    async listTags(): Promise<Static<typeof AdminTag>[]> {
+      const { rows } = await db.query<{ name: string; created_at: Date | string; meme_count: number }>(
+        `SELECT t.name, t.created_at,
+           (SELECT count(*)::int FROM meme_tags mt JOIN memes m ON m.id = mt.meme_id WHERE mt.tag = t.name AND m.deleted_at IS NULL) AS meme_count
+         FROM tags t ORDER BY t.name`,
+      )
+      return rows.map((r) => ({ name: r.name, createdAt: iso(r.created_at), memeCount: Number(r.meme_count) }))
+    },
+
+    async findTag(name: string): Promise<Static<typeof AdminTag> | null> {
+      const { rows } = await db.query<{ name: string; created_at: Date | string }>(
+        'SELECT name, created_at FROM tags WHERE name = $1',
+        [name],
+      )
+      return rows[0] ? { name: rows[0].name, createdAt: iso(rows[0].created_at), memeCount: 0 } : null
+    },
+
+    async audit({ actor, action, memeId = null, detail = {} }: AuditEntry): Promise<void> {
+      await db.query('INSERT INTO admin_audit (actor, action, meme_id, detail) VALUES ($1, $2, $3, $4::jsonb)', [
+        actor,
+        action,
+        memeId,
+        JSON.stringify(detail),
+      ])
+    },
+  }
+}
+
+export type AdminRepository = ReturnType<typeof createAdminRepository>

@@ -1,0 +1,120 @@
+import { type TSchema, Type } from '@sinclair/typebox'
+import { ErrorBody, MAX_CAPTION_LENGTH, MAX_TAG_LENGTH, MEME_ID_PATTERN, Meme, ref } from '../memes/schemas.ts'
+
+// Admin schemas are inline (no $id): a named schema would also land in the public document's components.
+const { status: _publicStatus, ...memeFields } = Meme.properties
+
+export const MemeStatus = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')])
+
+export const CaptionJobState = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('running'),
+  Type.Literal('done'),
+  Type.Literal('failed'),
+])
+
+/** The full record an admin reviews: the public Meme fields plus moderation and captioning state. */
+export const AdminMeme = Type.Object(
+  {
+    ...memeFields,
+    status: MemeStatus,
+    updatedAt: Type.String({ format: 'date-time' }),
+    adminMediaUrl: Type.String({
+      format: 'uri-reference',
+      description: 'The image for any status (needs the admin token; `url` serves approved memes only).',
+    }),
+    phash: Type.Union([Type.String({ pattern: '^[0-9a-f]{16}$' }), Type.Null()], {
+      description: '64-bit perceptual hash (dHash) as 16 hex characters; null when not computed.',
+    }),
+    nearDuplicateOf: Type.Array(Type.String({ pattern: MEME_ID_PATTERN }), {
+      description: 'Ids of existing memes this one looks nearly identical to (a review hint; not rejected for it).',
+    }),
+    captionJob: Type.Union(
+      [
+        Type.Object({
+          state: CaptionJobState,
+          attempts: Type.Integer({ minimum: 0 }),
+          lastError: Type.Union([Type.String(), Type.Null()]),
+          updatedAt: Type.String({ format: 'date-time' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The latest caption job of this meme; null when none was queued.' },
+    ),
+  },
+  { description: 'A meme as the admin API shows it (any status, never deleted ones).' },
+)
+
+export const AdminMemeEnvelope = Type.Object({ meme: AdminMeme })
+
+export const AdminMemeList = Type.Object({
+  page: Type.Integer({ minimum: 1, description: 'The page served (clamped to the last page).' }),
+  pageSize: Type.Integer({ minimum: 1 }),
+  total: Type.Integer({ minimum: 0 }),
+  totalPages: Type.Integer({ minimum: 0 }),
+  memes: Type.Array(AdminMeme),
+})
+
+export const AdminMemeListQuery = Type.Object(
+  {
+    status: Type.Optional(MemeStatus),
+    page: Type.Integer({ minimum: 1, default: 1 }),
+    pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 24 }),
+  },
+  { additionalProperties: false },
+)
+
+export const MemeIdParams = Type.Object({ id: Type.String({ pattern: MEME_ID_PATTERN }) })
+
+export const MemePatchBody = Type.Object(
+  {
+    caption: Type.Optional(Type.String({ maxLength: MAX_CAPTION_LENGTH })),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH }), {
+        maxItems: 50,
+        description: 'The complete new tag list; every name must exist in the catalog (compared lowercase).',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+
+export const CaptionJobAccepted = Type.Object({
+  job: Type.Object({ id: Type.Integer(), state: CaptionJobState, runAt: Type.String({ format: 'date-time' }) }),
+})
+
+export const AdminTag = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH }),
+  createdAt: Type.String({ format: 'date-time' }),
+  memeCount: Type.Integer({ minimum: 0, description: 'Memes carrying the tag (any status, not deleted).' }),
+})
+
+export const AdminTagList = Type.Object({ tags: Type.Array(AdminTag) })
+
+export const TagCreateBody = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Trimmed and lowercased; 1..60 characters after that.',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const TagNameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) })
+
+/** A success schema with the description the OpenAPI document shows for it. */
+export const described = <T extends TSchema>(schema: T, description: string): T =>
+  ({ ...schema, 'x-response-description': description }) as T
+
+export const errorResponse = (description: string) => ref(ErrorBody, { 'x-response-description': description })
+
+/** Statuses every admin route can answer besides its own. */
+export const commonAdminResponses = {
+  401: errorResponse('Missing or wrong admin bearer token.'),
+  429: ref(ErrorBody, {
+    'x-response-description': 'Too many admin requests from this IP; retry after Retry-After seconds.',
+    headers: { 'Retry-After': { type: 'integer', minimum: 1 } },
+  }),
+}

@@ -1,0 +1,113 @@
+import { badRequest, conflict, noStore, notFound, type RouteRateLimit } from '@app/common'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { memeChanged } from '../captions/read-side.ts'
+import { MAX_TAG_LENGTH } from '../memes/schemas.ts'
+import { createTagsRepository } from '../tags/repository.ts'
+import { createAdminRepository } from './repository.ts'
+import {
+  AdminTag,
+  AdminTagList,
+  commonAdminResponses,
+  described,
+  errorResponse,
+  TagCreateBody,
+  TagNameParams,
+} from './schemas.ts'
+
+// Past this many affected memes one full resync is cheaper than re-reading each.
+const BULK_REINDEX = 100
+
+/** Catalog names: NFC, trimmed, inner whitespace collapsed, lowercase, 1..60 characters, no control characters. */
+export function normalizeCatalogName(raw: string): string {
+  const name = raw.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
+  if (name.length === 0) throw badRequest('Tag name is empty.')
+  if (Array.from(name).length > MAX_TAG_LENGTH) throw badRequest(`Tag name is longer than ${MAX_TAG_LENGTH} characters.`)
+  if (/[\p{Cc}\p{Cf}]/u.test(name)) throw badRequest('Tag name contains control characters.')
+  return name
+}
+
+/** The tag catalog: list with usage counts, add, remove (also from every meme). */
+export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLimit }> = async (fastify, { rateLimit }) => {
+  const config = { rateLimit }
+  const withCommon = <T extends object>(responses: T) => ({ ...responses, ...commonAdminResponses })
+
+  fastify.addHook('onSend', async (_request, reply) => {
+    noStore(reply)
+  })
+
+  fastify.get(
+    '/api/admin/tags',
+    {
+      config,
+      schema: {
+        summary: 'List the tag catalog with usage counts',
+        tags: ['admin'],
+        response: withCommon({ 200: described(AdminTagList, 'The catalog, sorted by name.') }),
+      },
+    },
+    async () => ({ tags: await fastify.adminRepository.listTags() }),
+  )
+
+  fastify.post(
+    '/api/admin/tags',
+    {
+      config,
+      schema: {
+        summary: 'Add a tag to the catalog',
+        description: 'The name is trimmed and lowercased (1..60 characters after that); names are unique.',
+        tags: ['admin'],
+        body: TagCreateBody,
+        response: withCommon({
+          201: described(Type.Object({ tag: AdminTag }), 'The tag was added.'),
+          400: errorResponse('Invalid name.'),
+          409: errorResponse('The tag already exists.'),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const name = normalizeCatalogName(request.body.name)
+      const tag = await fastify.db.transaction(async (tx) => {
+        if (!(await createTagsRepository(tx).create(name))) return null
+        const repo = createAdminRepository(tx)
+        await repo.audit({ actor: request.adminActor!, action: 'tag.create', detail: { name } })
+        return repo.findTag(name)
+      })
+      if (!tag) throw conflict(`Tag "${name}" already exists.`)
+      return reply.code(201).send({ tag })
+    },
+  )
+
+  fastify.delete(
+    '/api/admin/tags/:name',
+    {
+      config,
+      schema: {
+        summary: 'Remove a tag from the catalog and from every meme',
+        description: 'The memes that carried it are re-indexed at once.',
+        tags: ['admin'],
+        params: TagNameParams,
+        response: withCommon({
+          204: Type.Null({ 'x-response-description': 'Removed.' }),
+          400: errorResponse('Invalid name.'),
+          404: errorResponse('No such tag.'),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const name = normalizeCatalogName(request.params.name)
+      const memeIds = await fastify.db.transaction(async (tx) => {
+        const { deleted, memeIds } = await createTagsRepository(tx).delete(name)
+        if (!deleted) return null
+        const repo = createAdminRepository(tx)
+        await repo.touch(memeIds)
+        await repo.audit({ actor: request.adminActor!, action: 'tag.delete', detail: { name, memeIds } })
+        return memeIds
+      })
+      if (!memeIds) throw notFound(`No tag named "${name}".`)
+      if (memeIds.length > BULK_REINDEX && fastify.hasDecorator('searchSync')) await fastify.searchSync.catalogChanged()
+      else for (const id of memeIds) await memeChanged(fastify, id)
+      return reply.code(204).send(null)
+    },
+  )
+}

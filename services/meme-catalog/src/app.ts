@@ -1,0 +1,68 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createErrorHandler, createNotFoundHandler, type Database, databasePlugin, rateLimitPlugin } from '@app/common'
+import compress from '@fastify/compress'
+import cors from '@fastify/cors'
+import type { FastifyInstance } from 'fastify'
+import { adminPlugin } from './admin/plugin.ts'
+import { captionsPlugin } from './captions/plugin.ts'
+import type { Config } from './config.ts'
+import { demoEnabled, demoPlugin } from './demo/seed.ts'
+import { healthRoutes } from './health/routes.ts'
+import { mediaRoutes } from './media/routes.ts'
+import { corsOptions, parseOrigins } from './memes/cors.ts'
+import { memesRepositoryPlugin } from './memes/plugin.ts'
+import { memesRoutes } from './memes/routes.ts'
+import { addSharedSchemas } from './memes/schemas.ts'
+import { moderationPlugin } from './moderation/plugin.ts'
+import { openapiPlugin } from './openapi/plugin.ts'
+import { searchSyncPlugin } from './search/plugin.ts'
+import { skillRoutes } from './skill/routes.ts'
+import { tagsRepositoryPlugin, tagsRoutes } from './tags/routes.ts'
+import { uploadRoutes } from './uploads/routes.ts'
+import { webRoutes } from './web/routes.ts'
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
+
+export interface AppOptions {
+  config: Config
+  /** A database opened by the caller (tests sharing one between instances). */
+  db?: Database
+}
+
+/** The meme catalog as a Fastify plugin; server.ts and the tests register it. */
+export default async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions) {
+  fastify.setErrorHandler(createErrorHandler({ messageKey: 'error', validationStatus: 400 }))
+  fastify.setNotFoundHandler(createNotFoundHandler('error'))
+  await fastify.register(databasePlugin, {
+    url: config.DATABASE_URL,
+    dataDir: path.join(config.DATA_DIR, 'pgdata'),
+    migrationsDir: path.join(root, 'migrations'),
+    db,
+  })
+  await fastify.register(rateLimitPlugin, { redisUrl: config.REDIS_URL })
+  // Public read side (issue 3). OpenAPI first: it documents the routes registered after it.
+  addSharedSchemas(fastify)
+  await fastify.register(cors, corsOptions(parseOrigins(config.CORS_UPLOAD_ORIGINS)))
+  await fastify.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'] })
+  await fastify.register(openapiPlugin)
+  await fastify.register(memesRepositoryPlugin)
+  await fastify.register(tagsRepositoryPlugin)
+  await fastify.register(searchSyncPlugin)
+  const window = config.RATE_LIMIT_WINDOW_SECONDS
+  const readLimit = { bucket: 'read', max: config.READ_RATE_LIMIT, windowSeconds: window }
+  await fastify.register(memesRoutes, { readLimit })
+  await fastify.register(tagsRoutes, { readLimit })
+  await fastify.register(mediaRoutes, {
+    mediaLimit: { bucket: 'media', max: config.MEDIA_RATE_LIMIT, windowSeconds: window },
+    counterFlushMs: config.MEDIA_COUNTER_FLUSH_MS,
+  })
+  await fastify.register(skillRoutes, { config })
+  await fastify.register(demoPlugin, { enabled: demoEnabled(config) })
+  await fastify.register(healthRoutes)
+  await fastify.register(webRoutes)
+  await fastify.register(captionsPlugin, { config })
+  await fastify.register(adminPlugin, { config })
+  await fastify.register(moderationPlugin, { config })
+  await fastify.register(uploadRoutes, { config })
+}

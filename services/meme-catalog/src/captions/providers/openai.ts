@@ -1,0 +1,134 @@
+import { Type } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import sharp from 'sharp'
+import { MAX_CAPTION_LENGTH } from '../../memes/schemas.ts'
+import { clampCaption, keepCatalogTags } from './text.ts'
+import { type Captioner, CaptionerError } from './types.ts'
+
+export interface OpenAiCaptionerOptions {
+  /** Base URL of the API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
+  url: string
+  apiKey?: string
+  model: string
+  timeoutMs: number
+}
+
+// Only what we read of a chat completion; other fields are allowed and ignored.
+const ChatCompletion = Type.Object({
+  choices: Type.Array(Type.Object({ message: Type.Object({ content: Type.Union([Type.String(), Type.Null()]) }) }), {
+    minItems: 1,
+  }),
+})
+
+const CaptionAnswer = Type.Object({
+  caption: Type.String(),
+  tags: Type.Optional(Type.Array(Type.Unknown())),
+})
+
+// A caption answer is a few KB; anything far bigger is a broken or hostile server.
+const MAX_RESPONSE_BYTES = 1024 * 1024
+// Vision models see ~1024 px anyway; sending less keeps requests small.
+const IMAGE_EDGE = 1024
+
+function instructions(catalog: string[]): string {
+  return [
+    'You caption memes for a search index.',
+    'Answer with one JSON object and nothing else: {"caption": string, "tags": string[]}.',
+    `caption: the text written in the image, then a short plain description of the picture; at most ${MAX_CAPTION_LENGTH} characters.`,
+    catalog.length > 0
+      ? `tags: zero or more names chosen only from this list, exactly as written: ${JSON.stringify(catalog)}.`
+      : 'tags: an empty array (there is no tag catalog yet).',
+  ].join('\n')
+}
+
+async function readCapped(response: Response, limit: number): Promise<string> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > limit) {
+      await reader.cancel().catch(() => {})
+      throw new CaptionerError(`captioner answer is larger than ${limit} bytes`)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Models often wrap JSON in a markdown fence even when asked not to. */
+function unfence(content: string): string {
+  const match = content.trim().match(/^```(?:json)?\s*([\s\S]*?)\s*```$/i)
+  return match ? match[1] : content.trim()
+}
+
+/** Any OpenAI-compatible chat completions endpoint with image input (OpenAI, Ollama, vLLM...). */
+export function createOpenAiCaptioner(options: OpenAiCaptionerOptions): Captioner {
+  const endpoint = `${options.url.replace(/\/+$/, '')}/chat/completions`
+  return {
+    name: 'openai',
+    async caption({ image, catalog, signal }) {
+      const small = await sharp(image)
+        .resize({ width: IMAGE_EDGE, height: IMAGE_EDGE, fit: 'inside', withoutEnlargement: true })
+        .webp({ quality: 80 })
+        .toBuffer()
+      const body = {
+        model: options.model,
+        temperature: 0,
+        response_format: { type: 'json_object' },
+        messages: [
+          { role: 'system', content: instructions(catalog) },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Caption this meme and choose its tags.' },
+              { type: 'image_url', image_url: { url: `data:image/webp;base64,${small.toString('base64')}` } },
+            ],
+          },
+        ],
+      }
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+      if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`
+      let response: Response
+      let text: string
+      try {
+        response = await fetch(endpoint, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
+          redirect: 'error',
+        })
+        text = await readCapped(response, MAX_RESPONSE_BYTES)
+      } catch (error) {
+        if (error instanceof CaptionerError) throw error
+        const e = error as Error
+        if (e.name === 'TimeoutError') throw new CaptionerError(`captioner did not answer within ${options.timeoutMs} ms`)
+        if (e.name === 'AbortError') throw new CaptionerError('captioner call aborted')
+        // The message of a network failure names the host at most, never the key.
+        throw new CaptionerError(`captioner unreachable: ${(e.cause as Error | undefined)?.message ?? e.message}`)
+      }
+      if (!response.ok) throw new CaptionerError(`captioner answered HTTP ${response.status}`)
+      let completion: unknown
+      try {
+        completion = JSON.parse(text)
+      } catch {
+        throw new CaptionerError('captioner answer is not JSON')
+      }
+      if (!Value.Check(ChatCompletion, completion)) throw new CaptionerError('captioner answer is not a chat completion')
+      const content = completion.choices[0].message.content ?? ''
+      let answer: unknown
+      try {
+        answer = JSON.parse(unfence(content))
+      } catch {
+        throw new CaptionerError('captioner message is not a JSON object')
+      }
+      if (!Value.Check(CaptionAnswer, answer)) throw new CaptionerError('captioner message lacks a string "caption"')
+      return { caption: clampCaption(answer.caption), tags: keepCatalogTags(answer.tags ?? [], catalog) }
+    },
+    async close() {},
+  }
+}

@@ -1,0 +1,114 @@
+import { notFound, type RouteRateLimit } from '@app/common'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import fp from 'fastify-plugin'
+import { errorResponse, MemeIdParams, rateLimitHeaders, tooManyRequestsResponse } from '../memes/schemas.ts'
+import { createMediaCounters, type MediaCounters } from './counters.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    mediaCounters: MediaCounters
+  }
+}
+
+export interface MediaRoutesOptions {
+  mediaLimit: RouteRateLimit
+  counterFlushMs: number
+}
+
+// Media never changes under an id (the id is the hash of the upload): cache for a year.
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+
+/** Does If-None-Match name this entity tag (or *)? Weak comparison, as RFC 9110 asks for If-None-Match. */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((raw) => {
+    const tag = raw.trim()
+    return tag === '*' || tag === etag || tag === `W/${etag}`
+  })
+}
+
+/** A file name safe in a header: letters, digits, dash and underscore from the original name, then .webp. */
+export function downloadName(originalName: string): string {
+  const base = originalName
+    .replace(/\.[^.]*$/, '')
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+  return `${base || 'meme'}.webp`
+}
+
+const mediaHeaders = {
+  ...rateLimitHeaders,
+  ETag: { type: 'string', description: 'Strong entity tag: the quoted meme id.' },
+  'Cache-Control': { type: 'string', description: 'public, max-age=31536000, immutable' },
+}
+
+const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { mediaLimit, counterFlushMs }) => {
+  const counters = createMediaCounters(
+    async (deltas) => {
+      const totals = await fastify.memes.addCounts(deltas)
+      await fastify.searchSync.countsChanged(totals)
+    },
+    counterFlushMs,
+    fastify.log,
+  )
+  fastify.decorate('mediaCounters', counters)
+  fastify.addHook('onClose', () => counters.close())
+
+  fastify.get(
+    '/media/:id',
+    {
+      config: { rateLimit: mediaLimit },
+      // A malformed id is no meme: 404 like any other.
+      attachValidation: true,
+      schema: {
+        summary: 'Fetch the normalized image',
+        description:
+          'The WebP image of an approved meme. Strong ETag (the id), cached as immutable; If-None-Match answers 304. ' +
+          'download=1 adds Content-Disposition: attachment and counts a download instead of a view.',
+        tags: ['media'],
+        params: MemeIdParams,
+        querystring: Type.Object({
+          download: Type.Optional(Type.String({ description: '1 to download (Content-Disposition: attachment).' })),
+        }),
+        response: {
+          200: {
+            'x-response-description': 'The WebP image.',
+            content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } },
+            headers: {
+              ...mediaHeaders,
+              'Content-Disposition': { type: 'string', description: 'attachment; filename="…" (only with download=1)' },
+            },
+          },
+          304: { type: 'null', 'x-response-description': 'Not modified (If-None-Match matched).', headers: mediaHeaders },
+          404: errorResponse('No approved meme has this id.'),
+          429: tooManyRequestsResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.validationError) throw notFound('Meme not found.')
+      const { id } = request.params
+      const download = request.query.download === '1' || request.query.download === 'true'
+      const model = fastify.searchSync.model
+      const meme = model ? model.get(id) : await fastify.memes.findPublic(id)
+      if (!meme) throw notFound('Meme not found.')
+      const etag = `"${id}"`
+      reply.header('ETag', etag).header('Cache-Control', IMMUTABLE)
+      const counted = request.method === 'GET'
+      if (matchesEtag(request.headers['if-none-match'], etag)) {
+        if (counted) counters.hit(id, download)
+        return reply.code(304).send()
+      }
+      const bytes = await fastify.memes.findPublicMedia(id)
+      if (!bytes) throw notFound('Meme not found.')
+      if (download) reply.header('Content-Disposition', `attachment; filename="${downloadName(meme.originalName)}"`)
+      if (counted) counters.hit(id, download)
+      return reply.type('image/webp').send(bytes)
+    },
+  )
+}
+
+/** Not encapsulated: `fastify.mediaCounters` is visible to the app (tests flush it). */
+export const mediaRoutes = fp(media, { name: 'meme-media', dependencies: ['meme-repository', 'meme-search-sync'] })

@@ -1,0 +1,48 @@
+import type { FastifyCorsOptions } from '@fastify/cors'
+import type { FastifyRequest } from 'fastify'
+
+/** Headers a cross-origin script may read: the rate-limit budget, retry time and media headers. */
+export const EXPOSED_HEADERS = [
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'ETag',
+  'Content-Disposition',
+]
+
+export function parseOrigins(value: string): string[] {
+  return value
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean)
+}
+
+/**
+ * Public reads from any origin; uploads (POST /api/memes, and its preflight) only from the listed
+ * origins; the admin API never cross-origin.
+ */
+export function corsOptions(uploadOrigins: string[]): FastifyCorsOptions {
+  // Built once: the delegator runs on every request and only picks one.
+  // strictPreflight off: an OPTIONS without preflight headers is answered plainly, not with a text/plain 400.
+  const closed = { origin: false, strictPreflight: false }
+  const upload = {
+    origin: uploadOrigins.length > 0 ? uploadOrigins : false,
+    methods: ['GET', 'HEAD', 'POST'],
+    exposedHeaders: EXPOSED_HEADERS,
+    strictPreflight: false,
+  }
+  const publicRead = { origin: '*', methods: ['GET', 'HEAD'], exposedHeaders: EXPOSED_HEADERS, strictPreflight: false }
+  return {
+    hook: 'onRequest',
+    delegator(request: FastifyRequest, callback) {
+      const path = request.url.split('?')[0]
+      if (path === '/api/admin' || path.startsWith('/api/admin/') || path.startsWith('/admin/')) return callback(null, closed)
+      const method =
+        request.method === 'OPTIONS'
+          ? String(request.headers['access-control-request-method'] ?? '').toUpperCase()
+          : request.method
+      return callback(null, path === '/api/memes' && method === 'POST' ? upload : publicRead)
+    },
+  }
+}

@@ -1,0 +1,139 @@
+import type { Queryable } from '@app/common'
+import type { MemeT } from './schemas.ts'
+
+/** A public meme plus what the read model needs beside the wire record. */
+export interface MemeRow {
+  id: string
+  created_at: Date | string
+  status: string
+  byte_size: number
+  width: number
+  height: number
+  mime: string
+  original_mime: string
+  original_name: string
+  moderation_score: number
+  moderation_reason: string
+  view_count: number
+  download_count: number
+  demo: boolean
+  caption: string
+  tags: string[] | null
+}
+
+const BASE_COLUMNS = `m.id, m.created_at, m.status, m.byte_size, m.width, m.height, m.mime, m.original_mime, m.original_name,
+  m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption`
+const COLUMNS = `${BASE_COLUMNS},
+  coalesce((SELECT array_agg(t.tag ORDER BY t.tag) FROM meme_tags t WHERE t.meme_id = m.id), '{}') AS tags`
+
+/** Only approved, not deleted memes are public. */
+const PUBLIC = `m.status = 'approved' AND m.deleted_at IS NULL`
+
+export function toMeme(row: MemeRow): MemeT {
+  const createdAt = row.created_at instanceof Date ? row.created_at : new Date(row.created_at)
+  return {
+    id: row.id,
+    createdAt: createdAt.toISOString(),
+    byteSize: Number(row.byte_size),
+    width: Number(row.width),
+    height: Number(row.height),
+    mime: 'image/webp',
+    originalMime: row.original_mime as MemeT['originalMime'],
+    status: row.status as MemeT['status'],
+    moderationScore: Number(row.moderation_score),
+    moderationReason: row.moderation_reason,
+    viewCount: Number(row.view_count),
+    downloadCount: Number(row.download_count),
+    originalName: row.original_name,
+    url: `/media/${row.id}`,
+    downloadUrl: `/media/${row.id}?download=1`,
+    demo: row.demo,
+    caption: row.caption,
+    tags: row.tags ?? [],
+  }
+}
+
+export interface PublicListQuery {
+  tags: string[]
+  offset: number
+  limit: number
+}
+
+export interface CounterDelta {
+  id: string
+  views: number
+  downloads: number
+}
+
+/** SQL of the public read side; takes the database or an open transaction. */
+export function createMemesRepository(db: Queryable) {
+  return {
+    /** The meme if it is public (approved, not deleted), else null. */
+    async findPublic(id: string): Promise<MemeT | null> {
+      const { rows } = await db.query<MemeRow>(`SELECT ${COLUMNS} FROM memes m WHERE m.id = $1 AND ${PUBLIC}`, [id])
+      return rows[0] ? toMeme(rows[0]) : null
+    },
+
+    /** Every public meme with its tags (read-model build). */
+    async listAllPublic(): Promise<MemeT[]> {
+      // One grouped pass over meme_tags (a hash join) rather than a subquery per meme.
+      const { rows } = await db.query<MemeRow>(
+        `SELECT ${BASE_COLUMNS}, coalesce(t.tags, '{}') AS tags
+         FROM memes m
+         LEFT JOIN (SELECT meme_id, array_agg(tag ORDER BY tag) AS tags FROM meme_tags GROUP BY meme_id) t ON t.meme_id = m.id
+         WHERE ${PUBLIC}`,
+      )
+      return rows.map(toMeme)
+    },
+
+    /** Newest first, all tags required: the database answer used while the read model is loading. */
+    async listPublic({ tags, offset, limit }: PublicListQuery): Promise<{ total: number; memes: MemeT[] }> {
+      const tagFilter = `(SELECT count(*) FROM meme_tags t WHERE t.meme_id = m.id AND t.tag = ANY($1::text[])) = cardinality($1::text[])`
+      const where = `${PUBLIC} AND ${tagFilter}`
+      const count = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM memes m WHERE ${where}`, [tags])
+      const { rows } = await db.query<MemeRow>(
+        `SELECT ${COLUMNS} FROM memes m WHERE ${where} ORDER BY m.created_at DESC, m.id DESC OFFSET $2 LIMIT $3`,
+        [tags, offset, limit],
+      )
+      return { total: Number(count.rows[0]?.n ?? 0), memes: rows.map(toMeme) }
+    },
+
+    async countAll(): Promise<number> {
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM memes')
+      return Number(rows[0]?.n ?? 0)
+    },
+
+    /** The WebP bytes of a public meme, or null. */
+    async findPublicMedia(id: string): Promise<Buffer | null> {
+      const { rows } = await db.query<{ bytes: Uint8Array }>(
+        `SELECT mm.bytes FROM meme_media mm JOIN memes m ON m.id = mm.meme_id WHERE mm.meme_id = $1 AND ${PUBLIC}`,
+        [id],
+      )
+      const bytes = rows[0]?.bytes
+      return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null
+    },
+
+    /** Adds batched view/download counts in one statement; returns the new totals. */
+    async addCounts(deltas: CounterDelta[]): Promise<{ id: string; view_count: number; download_count: number }[]> {
+      if (deltas.length === 0) return []
+      const { rows } = await db.query<{ id: string; view_count: number; download_count: number }>(
+        `UPDATE memes m SET view_count = m.view_count + d.views, download_count = m.download_count + d.downloads
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(id, views, downloads)
+         WHERE m.id = d.id
+         RETURNING m.id, m.view_count, m.download_count`,
+        [deltas.map((d) => d.id), deltas.map((d) => d.views), deltas.map((d) => d.downloads)],
+      )
+      return rows.map((r) => ({ id: r.id, view_count: Number(r.view_count), download_count: Number(r.download_count) }))
+    },
+
+    async findCounts(ids: string[]): Promise<{ id: string; view_count: number; download_count: number }[]> {
+      const { rows } = await db.query<{ id: string; view_count: number; download_count: number }>(
+        'SELECT id, view_count, download_count FROM memes WHERE id = ANY($1::text[])',
+        [ids],
+      )
+      return rows.map((r) => ({ id: r.id, view_count: Number(r.view_count), download_count: Number(r.download_count) }))
+    },
+  }
+}
+
+export type MemesRepository = ReturnType<typeof createMemesRepository>

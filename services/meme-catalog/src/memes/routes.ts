@@ -1,0 +1,167 @@
+import { badRequest, HttpError, noStore, notFound, type RouteRateLimit } from '@app/common'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import { EmptyQueryError } from '../search/types.ts'
+import {
+  DEFAULT_PAGE_SIZE,
+  errorResponse,
+  MAX_PAGE_SIZE,
+  MAX_QUERY_LENGTH,
+  MAX_TAG_FILTERS,
+  MAX_TAG_LENGTH,
+  Meme,
+  MemeIdParams,
+  MemeListResponse,
+  type MemeT,
+  RateLimit,
+  ref,
+  tooManyRequestsResponse,
+  withRateLimitHeaders,
+} from './schemas.ts'
+
+export interface MemesRoutesOptions {
+  readLimit: RouteRateLimit
+}
+
+/** How long a search waits for the first index build before answering 503 (never a wrong result). */
+const SEARCH_READY_WAIT_MS = 5000
+
+export const ListQuery = Type.Object({
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, default: 1, description: 'Page number; a page past the last is clamped to the last.' }),
+  ),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+  q: Type.Optional(
+    Type.String({
+      maxLength: MAX_QUERY_LENGTH,
+      description:
+        'Caption and topic search: case- and accent-insensitive words, prefixes and small typos; every word must match.',
+    }),
+  ),
+  tag: Type.Optional(
+    Type.Array(Type.String({ maxLength: MAX_TAG_LENGTH }), {
+      maxItems: MAX_TAG_FILTERS,
+      description: 'Exact tag names (repeat the parameter); all must match. Lowercased.',
+    }),
+  ),
+})
+
+/** Lowercased, deduplicated tag filters; an empty name is an invalid filter. */
+export function normalizeTags(tags: string[] | undefined): string[] {
+  const out = new Set<string>()
+  for (const raw of tags ?? []) {
+    const tag = raw.trim().toLowerCase()
+    if (tag === '') throw badRequest("Invalid query parameter 'tag': must not be empty")
+    out.add(tag)
+  }
+  return [...out]
+}
+
+function rateLimitOf(request: FastifyRequest) {
+  return request.rateLimit!
+}
+
+export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async (fastify, { readLimit }) => {
+  fastify.get(
+    '/api/memes',
+    {
+      config: { rateLimit: readLimit },
+      schema: {
+        summary: 'List or search approved memes',
+        description:
+          'Newest first; with q, by relevance then newest. Tag filters are exact and all must match. ' +
+          'With no match: total 0, totalPages 0, page 1 and an empty memes array.',
+        tags: ['memes'],
+        querystring: ListQuery,
+        response: {
+          200: withRateLimitHeaders(ref(MemeListResponse), 'One page of memes.'),
+          400: errorResponse('An invalid parameter (named in the message) or a query without a searchable word.'),
+          429: tooManyRequestsResponse,
+          503: errorResponse('Only right after start-up, while the search index loads: retry after Retry-After seconds.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      // Defaults are applied by validation; the fallbacks only satisfy the optional types.
+      const page = request.query.page ?? 1
+      const pageSize = request.query.pageSize ?? DEFAULT_PAGE_SIZE
+      const q = request.query.q?.trim() || undefined
+      const tags = normalizeTags(request.query.tag)
+      let result: { page: number; pageSize: number; total: number; totalPages: number; memesJson: string }
+      const model = fastify.searchSync.model ?? (q ? await waitForModel() : null)
+      if (model) {
+        try {
+          result = model.list({ q, tags, page, pageSize })
+        } catch (error) {
+          if (error instanceof EmptyQueryError) throw badRequest("Invalid query parameter 'q': it has no searchable word")
+          throw error
+        }
+      } else {
+        result = await listFromDatabase(tags, page, pageSize)
+      }
+      noStore(reply)
+      // The page is assembled from cached per-meme JSON: no per-request serialization of the memes.
+      const body =
+        `{"page":${result.page},"pageSize":${result.pageSize},"total":${result.total},"totalPages":${result.totalPages},` +
+        `"memes":${result.memesJson},"rateLimit":${JSON.stringify(rateLimitOf(request))}}`
+      return reply.type('application/json; charset=utf-8').send(body as never)
+    },
+  )
+
+  async function waitForModel() {
+    const ready = await fastify.searchSync.whenReady(SEARCH_READY_WAIT_MS)
+    const model = fastify.searchSync.model
+    if (ready && model) return model
+    throw new HttpError(503, 'The search index is still loading; retry shortly.', { 'Retry-After': 2 })
+  }
+
+  // Before the first index build finished: the same page, straight from the database (no q here).
+  async function listFromDatabase(tags: string[], page: number, pageSize: number) {
+    let served = page
+    let found = await fastify.memes.listPublic({ tags, offset: (page - 1) * pageSize, limit: pageSize })
+    const totalPages = Math.ceil(found.total / pageSize)
+    if (totalPages === 0) served = 1
+    else if (page > totalPages) {
+      served = totalPages
+      found = await fastify.memes.listPublic({ tags, offset: (served - 1) * pageSize, limit: pageSize })
+    }
+    const memesJson = JSON.stringify(found.memes)
+    return { page: served, pageSize, total: found.total, totalPages, memesJson }
+  }
+
+  fastify.get(
+    '/api/memes/:id',
+    {
+      config: { rateLimit: readLimit },
+      // An id that does not match the pattern is simply not a meme: 404, not 400.
+      attachValidation: true,
+      schema: {
+        summary: 'Get one approved meme',
+        tags: ['memes'],
+        params: MemeIdParams,
+        response: {
+          200: withRateLimitHeaders(
+            Type.Object({ meme: ref(Meme), rateLimit: ref(RateLimit) }),
+            'The meme and the caller’s read budget.',
+          ),
+          404: errorResponse('No approved meme has this id (pending, rejected, deleted, unknown or malformed).'),
+          429: tooManyRequestsResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.validationError) throw notFound('Meme not found.')
+      const meme = await findPublicMeme(request.params.id)
+      if (!meme) throw notFound('Meme not found.')
+      noStore(reply)
+      return { meme, rateLimit: rateLimitOf(request) }
+    },
+  )
+
+  async function findPublicMeme(id: string): Promise<MemeT | null> {
+    const model = fastify.searchSync.model
+    if (model) return model.get(id) ?? null
+    return fastify.memes.findPublic(id)
+  }
+}

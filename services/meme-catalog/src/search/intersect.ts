@@ -1,0 +1,173 @@
+import { gallopTo, type Postings } from './postings.ts'
+
+/** BM25 parameters (the usual defaults). */
+const K1 = 1.2
+const B = 0.75
+
+/**
+ * Score floors by how a query word matched a term. A word's contribution is its floor plus the term's BM25,
+ * and BM25 stays under 45 for any index below 10^9 documents, so exact always beats prefix beats a typo.
+ */
+export const MATCH_TIERS = { exact: 300, prefix: 200, typo1: 100, typo2: 0 } as const
+
+/** One AND operand: a query word (its term expansions, unioned) or a tag filter (one list, no score). */
+export interface Operand {
+  lists: Postings[]
+  tiers: number[]
+  scored: boolean
+  /** Upper bound of the operand's matches (sum of list lengths): the intersection starts from the smallest. */
+  estimate: number
+}
+
+/** Buffers sized to the slot capacity, reused by every query (search is synchronous). */
+export interface Scratch {
+  mark: Int32Array
+  best: Float64Array
+  cand: Int32Array
+  scores: Float64Array
+  wordScores: Float64Array
+  nextEpoch(): number
+}
+
+export interface CollectionStats {
+  documents: number
+  totalLength: number
+  docLength: Uint32Array
+}
+
+/** BM25 of one posting is factor * tf / (tf + c1 + c2 * docLength). */
+interface Bm25 {
+  c1: number
+  c2: number
+  docLength: Uint32Array
+  factor(list: Postings, scored: boolean): number
+}
+
+/**
+ * Resolves the AND of the operands, sorted rarest first, into scratch.cand/scores and returns how many
+ * matched. Each later operand is checked by galloping through its lists for each candidate or by one scan of
+ * its lists against marked candidates, whichever touches fewer entries; only survivors are scored.
+ */
+export function intersect(operands: Operand[], scratch: Scratch, stats: CollectionStats): number {
+  const n = stats.documents
+  const avgLength = stats.totalLength / Math.max(1, n)
+  const bm25: Bm25 = {
+    c1: K1 * (1 - B),
+    c2: (K1 * B) / Math.max(avgLength, 1e-9),
+    docLength: stats.docLength,
+    factor: (list, scored) => (scored ? Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5)) * (K1 + 1) : 0),
+  }
+  let count = seed(operands[0], scratch, bm25)
+  let sorted = operands[0].lists.length === 1
+  for (let o = 1; o < operands.length && count > 0; o++) {
+    const operand = operands[o]
+    const lists = operand.lists.length
+    const gallopCost = count * lists * (2 + Math.log2(1 + operand.estimate / lists / count))
+    if (gallopCost < operand.estimate) {
+      if (!sorted) sortCandidates(count, scratch)
+      sorted = true
+      count = filterByGallop(count, operand, scratch, bm25)
+    } else {
+      count = filterByScan(count, operand, scratch, bm25)
+    }
+  }
+  return count
+}
+
+/** The first operand's lists unioned into the candidates, each slot keeping its best-scoring term. */
+function seed(operand: Operand, scratch: Scratch, bm25: Bm25): number {
+  const { cand, scores, mark, best } = scratch
+  const { c1, c2, docLength } = bm25
+  const epoch = scratch.nextEpoch()
+  let count = 0
+  for (let e = 0; e < operand.lists.length; e++) {
+    const list = operand.lists[e]
+    const { docs, tfs, length } = list
+    const factor = bm25.factor(list, operand.scored)
+    const tier = operand.tiers[e]
+    for (let k = 0; k < length; k++) {
+      const d = docs[k]
+      const tf = tfs[k]
+      const s = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
+      if (mark[d] !== epoch) {
+        mark[d] = epoch
+        best[d] = s
+        cand[count++] = d
+      } else if (s > best[d]) best[d] = s
+    }
+  }
+  for (let i = 0; i < count; i++) scores[i] = best[cand[i]]
+  return count
+}
+
+/** Keeps candidates found in any list, with a galloping cursor per list (candidates must be ascending). */
+function filterByGallop(count: number, operand: Operand, scratch: Scratch, bm25: Bm25): number {
+  const { cand, scores, wordScores } = scratch
+  const { c1, c2, docLength } = bm25
+  wordScores.fill(-1, 0, count)
+  for (let e = 0; e < operand.lists.length; e++) {
+    const list = operand.lists[e]
+    const { docs, tfs, length } = list
+    const factor = bm25.factor(list, operand.scored)
+    const tier = operand.tiers[e]
+    let pos = 0
+    for (let i = 0; i < count && pos < length; i++) {
+      const d = cand[i]
+      if (docs[pos] < d) pos = gallopTo(docs, pos, length, d)
+      if (pos < length && docs[pos] === d) {
+        const tf = tfs[pos]
+        const s = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
+        if (s > wordScores[i]) wordScores[i] = s
+      }
+    }
+  }
+  let kept = 0
+  for (let i = 0; i < count; i++) {
+    if (wordScores[i] >= 0) {
+      cand[kept] = cand[i]
+      scores[kept++] = scores[i] + wordScores[i]
+    }
+  }
+  return kept
+}
+
+/** Keeps candidates found in any list by marking the candidates, then scanning each list once. */
+function filterByScan(count: number, operand: Operand, scratch: Scratch, bm25: Bm25): number {
+  const { cand, scores, mark, best } = scratch
+  const { c1, c2, docLength } = bm25
+  const epoch = scratch.nextEpoch()
+  for (let i = 0; i < count; i++) {
+    mark[cand[i]] = epoch
+    best[cand[i]] = -1
+  }
+  for (let e = 0; e < operand.lists.length; e++) {
+    const list = operand.lists[e]
+    const { docs, tfs, length } = list
+    const factor = bm25.factor(list, operand.scored)
+    const tier = operand.tiers[e]
+    for (let k = 0; k < length; k++) {
+      const d = docs[k]
+      if (mark[d] !== epoch) continue
+      const tf = tfs[k]
+      const s = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
+      if (s > best[d]) best[d] = s
+    }
+  }
+  let kept = 0
+  for (let i = 0; i < count; i++) {
+    const d = cand[i]
+    if (best[d] >= 0) {
+      cand[kept] = d
+      scores[kept++] = scores[i] + best[d]
+    }
+  }
+  return kept
+}
+
+/** Sorts the candidates ascending (for galloping), keeping each score with its slot. */
+function sortCandidates(count: number, scratch: Scratch): void {
+  const { cand, scores, best } = scratch
+  for (let i = 0; i < count; i++) best[cand[i]] = scores[i]
+  cand.subarray(0, count).sort()
+  for (let i = 0; i < count; i++) scores[i] = best[cand[i]]
+}

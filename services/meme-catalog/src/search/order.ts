@@ -1,0 +1,104 @@
+/** Per-slot columns shared by the index, its listing order and the ranking (replaced together on growth). */
+export interface Columns {
+  /** A free slot has ids[slot] === undefined. */
+  ids: (string | undefined)[]
+  createdAt: Float64Array
+}
+
+/**
+ * Live slots ordered oldest first (createdAt, then id), read backwards for newest-first listings. Oldest first
+ * makes the common change, a meme newer than all others, an append; other changes are merged in lazily,
+ * sorting only what changed.
+ */
+export class NewestOrder {
+  private slots = new Int32Array(0)
+  private length = 0
+  /** Some entry of slots was removed or replaced. */
+  private stale = false
+  private pending: number[] = []
+  private inPending = new Uint8Array(0)
+
+  constructor(private readonly columns: Columns) {}
+
+  grow(capacity: number): void {
+    const slots = new Int32Array(capacity)
+    slots.set(this.slots.subarray(0, this.length))
+    const inPending = new Uint8Array(capacity)
+    inPending.set(this.inPending.subarray(0, Math.min(capacity, this.inPending.length)))
+    this.slots = slots
+    this.inPending = inPending
+  }
+
+  /** True when slot a lists after (is older than) slot b. */
+  private older = (a: number, b: number): boolean => {
+    const { createdAt, ids } = this.columns
+    if (createdAt[a] !== createdAt[b]) return createdAt[a] < createdAt[b]
+    return (ids[a] as string) < (ids[b] as string)
+  }
+
+  added(slot: number): void {
+    const clean = !this.stale && this.pending.length === 0
+    if (clean && (this.length === 0 || this.older(this.slots[this.length - 1], slot))) {
+      this.slots[this.length++] = slot
+    } else if (this.inPending[slot] === 0) {
+      this.inPending[slot] = 1
+      this.pending.push(slot)
+    }
+  }
+
+  removed(slot: number): void {
+    // Removing the newest (a replaced upload, a quick deletion) needs no merge later.
+    if (!this.stale && this.pending.length === 0 && this.length > 0 && this.slots[this.length - 1] === slot) {
+      this.length--
+    } else {
+      this.stale = true
+    }
+  }
+
+  clear(): void {
+    this.length = 0
+    this.stale = false
+    for (const slot of this.pending) this.inPending[slot] = 0
+    this.pending = []
+  }
+
+  /** Number of listed documents. */
+  count(): number {
+    this.refresh()
+    return this.length
+  }
+
+  /** Slots at newest-first positions [offset, offset + limit). */
+  page(offset: number, limit: number): number[] {
+    this.refresh()
+    const page: number[] = []
+    const end = Math.min(this.length, offset + limit)
+    for (let i = offset; i < end; i++) page.push(this.slots[this.length - 1 - i])
+    return page
+  }
+
+  private refresh(): void {
+    if (!this.stale && this.pending.length === 0) return
+    const { slots, inPending } = this
+    const { ids } = this.columns
+    let kept = 0
+    for (let i = 0; i < this.length; i++) {
+      const slot = slots[i]
+      if (ids[slot] !== undefined && inPending[slot] === 0) slots[kept++] = slot
+    }
+    const added: number[] = []
+    for (const slot of this.pending) {
+      inPending[slot] = 0
+      if (ids[slot] !== undefined) added.push(slot)
+    }
+    added.sort((a, b) => (this.older(a, b) ? -1 : 1))
+    // Merge from the back into the same array: kept + added fits, and no unread entry is overwritten.
+    let i = kept - 1
+    let j = added.length - 1
+    let w = kept + added.length - 1
+    while (j >= 0) slots[w--] = i >= 0 && this.older(added[j], slots[i]) ? slots[i--] : added[j--]
+    this.length = kept + added.length
+    this.pending = []
+    this.stale = false
+  }
+}

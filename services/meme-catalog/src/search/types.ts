@@ -1,0 +1,42 @@
+/** What the search index knows of one approved meme. */
+export interface SearchDocument {
+  id: string
+  caption: string
+  tags: string[]
+  /** createdAt in epoch milliseconds: the tie-breaker (newest first). */
+  createdAt: number
+}
+
+export interface SearchQuery {
+  /** Free text; every word must match (exact, prefix on the last word, or a small typo). */
+  q?: string
+  /** Exact tag names, all required (AND). Already lowercased. */
+  tags?: string[]
+  offset: number
+  limit: number
+}
+
+export interface SearchResult {
+  total: number
+  /** Ids of the requested page, best first (relevance then newest; newest first without q). */
+  ids: string[]
+}
+
+/** The in-memory index of approved memes. Implemented in ./engine.ts. */
+export interface MemeSearchIndex {
+  readonly size: number
+  /** Adds or replaces a document. */
+  upsert(doc: SearchDocument): void
+  remove(id: string): void
+  has(id: string): boolean
+  clear(): void
+  search(query: SearchQuery): SearchResult
+}
+
+/** Thrown by search() when q has no searchable word after normalization (the route answers 400). */
+export class EmptyQueryError extends Error {
+  constructor() {
+    super('The search query has no searchable word.')
+    this.name = 'EmptyQueryError'
+  }
+}

@@ -1,0 +1,50 @@
+import type { Queryable } from '@app/common'
+import { MAX_TAG_LENGTH } from '../memes/schemas.ts'
+
+/** Catalog tag names are trimmed and lowercase, 1..60 characters; null when the name cannot be one. */
+export function normalizeTagName(name: string): string | null {
+  const tag = name.trim().toLowerCase()
+  return tag.length >= 1 && tag.length <= MAX_TAG_LENGTH ? tag : null
+}
+
+/** The admin-managed tag catalog; takes the database or an open transaction. */
+export function createTagsRepository(db: Queryable) {
+  return {
+    /** Every tag name, sorted. */
+    async list(): Promise<string[]> {
+      const { rows } = await db.query<{ name: string }>('SELECT name FROM tags ORDER BY name')
+      return rows.map((r) => r.name)
+    },
+
+    /** Adds a tag; false when it already exists. The name must already be normalized. */
+    async create(name: string): Promise<boolean> {
+      const { rowCount } = await db.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name])
+      return rowCount > 0
+    },
+
+    /**
+     * Removes a tag from the catalog and from every meme. Returns whether it existed and the memes
+     * that carried it (call searchSync.memeChanged for each, or catalogChanged for many).
+     */
+    async delete(name: string): Promise<{ deleted: boolean; memeIds: string[] }> {
+      // The outer SELECT sees meme_tags as before the cascade.
+      const { rows } = await db.query<{ deleted: number; meme_ids: string[] }>(
+        `WITH del AS (DELETE FROM tags WHERE name = $1 RETURNING name)
+         SELECT (SELECT count(*) FROM del)::int AS deleted,
+                coalesce((SELECT array_agg(meme_id ORDER BY meme_id) FROM meme_tags WHERE tag = $1), '{}') AS meme_ids`,
+        [name],
+      )
+      return { deleted: Number(rows[0]?.deleted ?? 0) > 0, memeIds: rows[0]?.meme_ids ?? [] }
+    },
+
+    /** Of `names`, those in the catalog. */
+    async existing(names: string[]): Promise<string[]> {
+      const { rows } = await db.query<{ name: string }>('SELECT name FROM tags WHERE name = ANY($1::text[]) ORDER BY name', [
+        names,
+      ])
+      return rows.map((r) => r.name)
+    },
+  }
+}
+
+export type TagsRepository = ReturnType<typeof createTagsRepository>

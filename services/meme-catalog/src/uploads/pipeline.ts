@@ -1,0 +1,238 @@
+import { webcrypto } from 'node:crypto'
+import { badRequest, HttpError } from '@app/common'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import { NEAR_DUPLICATE_DISTANCE } from '../images/phash.ts'
+import { classifierPixels, decode, ImageRejectedError, perceptualHash, readHeader, toWebp } from '../images/process.ts'
+import { checkStructure, sniffImageType } from '../images/sniff.ts'
+import { toMeme } from '../memes/repository.ts'
+import type { MemeT } from '../memes/schemas.ts'
+import { readMemeFile, sanitizeFileName } from './multipart.ts'
+import {
+  createUploadsRepository,
+  type ExistingMeme,
+  type QuotaLimits,
+  type QuotaUsage,
+  type QuotaWindow,
+  type UploadsRepository,
+} from './repository.ts'
+import { createSemaphore } from './semaphore.ts'
+
+export const APPROVED_MESSAGE = 'Upload approved.'
+export const PENDING_MESSAGE = 'Upload queued for admin review.'
+
+export interface UploadQuotaT {
+  remainingHour: number
+  remainingDay: number
+  remainingGlobalDay: number
+}
+
+export interface UploadAccepted {
+  statusCode: 201 | 202
+  body: {
+    meme: MemeT
+    quota: UploadQuotaT
+    moderationScore: number
+    moderationReason: string
+    message: typeof APPROVED_MESSAGE | typeof PENDING_MESSAGE
+  }
+}
+
+const rejectedByModeration = (message: string, moderationScore: number, moderationReason: string) =>
+  new HttpError(422, message, {}, { moderationScore, moderationReason })
+
+const QUOTA_MESSAGES: Record<QuotaWindow, (limit: number) => string> = {
+  hour: (n) => `Upload quota exhausted: ${n} uploads per hour from your address.`,
+  day: (n) => `Upload quota exhausted: ${n} uploads per day from your address.`,
+  globalDay: (n) => `The catalog's daily upload quota (${n}) is exhausted; try again later.`,
+}
+
+/** Signals an identical upload stored concurrently: the transaction rolls back and the stored one answers. */
+class DuplicateRace extends Error {}
+
+async function sha256Hex(bytes: Buffer): Promise<string> {
+  // WebCrypto hashes on the thread pool: a 5 MB file does not hold the event loop.
+  const digest = await webcrypto.subtle.digest('SHA-256', bytes)
+  return Buffer.from(digest).toString('hex')
+}
+
+export function createUploadPipeline(fastify: FastifyInstance, config: Config) {
+  const limits: QuotaLimits = {
+    hour: config.UPLOAD_QUOTA_HOUR,
+    day: config.UPLOAD_QUOTA_DAY,
+    globalDay: config.UPLOAD_QUOTA_GLOBAL_DAY,
+  }
+  const uploads = fastify.uploadsRepository
+  // Decoded pixels can reach 80 MB per image: at most two images are in memory at once.
+  const processing = createSemaphore(2)
+
+  const remaining = (used: QuotaUsage): UploadQuotaT => ({
+    remainingHour: Math.max(0, limits.hour - used.hour),
+    remainingDay: Math.max(0, limits.day - used.day),
+    remainingGlobalDay: Math.max(0, limits.globalDay - used.globalDay),
+  })
+
+  /** The first exhausted window, checked hour, day, global. */
+  const exhausted = (used: QuotaUsage): QuotaWindow | null =>
+    (['hour', 'day', 'globalDay'] as const).find((w) => used[w] >= limits[w]) ?? null
+
+  async function quotaError(repo: UploadsRepository, ip: string, window: QuotaWindow, used: QuotaUsage) {
+    const retryAfter = await repo.secondsUntilSlot(ip, window, limits[window], used[window])
+    return new HttpError(429, QUOTA_MESSAGES[window](limits[window]), { 'Retry-After': retryAfter })
+  }
+
+  /** Same bytes as a stored meme: its state answers, no new record, no quota consumed. */
+  function answerExisting({ row, deleted }: ExistingMeme, quota: UploadQuotaT): UploadAccepted {
+    if (deleted) {
+      throw rejectedByModeration('This image was removed by an administrator.', row.moderation_score, row.moderation_reason)
+    }
+    if (row.status === 'rejected') {
+      throw rejectedByModeration('This image was rejected by moderation.', row.moderation_score, row.moderation_reason)
+    }
+    const approved = row.status === 'approved'
+    return {
+      statusCode: approved ? 201 : 202,
+      body: {
+        meme: toMeme(row),
+        quota,
+        moderationScore: Number(row.moderation_score),
+        moderationReason: row.moderation_reason,
+        message: approved ? APPROVED_MESSAGE : PENDING_MESSAGE,
+      },
+    }
+  }
+
+  async function afterCommit(request: FastifyRequest, id: string, approved: boolean) {
+    // The rows are committed: a failed notification only delays captioning (the worker also polls).
+    try {
+      await fastify.db.notify('caption_jobs', id)
+      // Only approved memes are public; pending ones reach the index when an admin approves them.
+      if (approved && fastify.hasDecorator('searchSync')) await fastify.searchSync.memeChanged(id)
+    } catch (error) {
+      request.log.warn({ err: error, memeId: id }, 'upload stored; post-commit notification failed')
+    }
+  }
+
+  return async function upload(request: FastifyRequest): Promise<UploadAccepted> {
+    const ip = request.ip
+    // Milliseconds per stage, logged with the outcome (operations and bench/upload.ts read them).
+    const timings: Record<string, number> = {}
+    let mark = performance.now()
+    const lap = (stage: string) => {
+      const now = performance.now()
+      timings[stage] = Math.round((now - mark) * 10) / 10
+      mark = now
+    }
+    const file = await readMemeFile(request)
+    lap('read')
+    const originalMime = sniffImageType(file.bytes)
+    if (!originalMime)
+      throw new HttpError(415, 'Only PNG and JPEG images are accepted (checked by content, not by name or type).')
+    const structure = checkStructure(file.bytes, originalMime)
+    if (structure === 'trailing') {
+      throw new HttpError(
+        415,
+        'The file carries data after the end of the image (a polyglot); only plain PNG or JPEG is accepted.',
+      )
+    }
+    if (structure === 'truncated') throw badRequest('The image is truncated or corrupt.')
+    try {
+      await readHeader(file.bytes)
+    } catch (error) {
+      if (error instanceof ImageRejectedError) throw badRequest(error.message)
+      throw error
+    }
+
+    lap('check')
+    const id = await sha256Hex(file.bytes)
+    const existing = await uploads.findMeme(id)
+    if (existing) return answerExisting(existing, remaining(await uploads.quotaUsage(ip)))
+    const rejected = await uploads.findRejectedHash(id)
+    if (rejected)
+      throw rejectedByModeration('This image was rejected by moderation.', rejected.moderationScore, rejected.moderationReason)
+
+    const before = await uploads.quotaUsage(ip)
+    const window = exhausted(before)
+    if (window) throw await quotaError(uploads, ip, window, before)
+    lap('lookup')
+
+    const { webp, moderation, phash } = await processing.run(async () => {
+      let image: Awaited<ReturnType<typeof decode>>
+      try {
+        image = await decode(file.bytes)
+      } catch (error) {
+        if (error instanceof ImageRejectedError) throw badRequest(error.message)
+        throw error
+      }
+      // WebP encoding (libuv pool) and classification (worker thread) run side by side.
+      const small = classifierPixels(image)
+      const [webp, moderation, phash] = await Promise.all([
+        toWebp(image),
+        small.then((pixels) => fastify.moderation.moderate(pixels)),
+        small.then(perceptualHash),
+      ])
+      return { webp, moderation, phash }
+    })
+    lap('process')
+    const decision = fastify.moderation.decide(moderation.score)
+    const nearDuplicateOf = decision === 'rejected' ? [] : await uploads.findNearDuplicates(phash, NEAR_DUPLICATE_DISTANCE)
+    lap('nearDuplicates')
+
+    let stored: { row: Awaited<ReturnType<typeof uploads.insertMeme>>; used: QuotaUsage }
+    try {
+      stored = await fastify.db.transaction(async (tx) => {
+        const repo = createUploadsRepository(tx)
+        await repo.lockQuota()
+        const used = await repo.quotaUsage(ip)
+        const full = exhausted(used)
+        if (full) throw await quotaError(repo, ip, full, used)
+        await repo.recordUploadEvent(ip)
+        const after = { hour: used.hour + 1, day: used.day + 1, globalDay: used.globalDay + 1 }
+        if (decision === 'rejected') {
+          await repo.rememberRejected(id, moderation.score, moderation.reason)
+          return { row: null, used: after }
+        }
+        const row = await repo.insertMeme({
+          id,
+          status: decision,
+          byteSize: webp.bytes.length,
+          width: webp.width,
+          height: webp.height,
+          originalMime,
+          originalName: sanitizeFileName(file.filename, originalMime === 'image/png' ? 'meme.png' : 'meme.jpg'),
+          moderationScore: moderation.score,
+          moderationReason: moderation.reason,
+          phash,
+          nearDuplicateOf,
+          uploaderIp: ip,
+          webp: webp.bytes,
+        })
+        if (!row) throw new DuplicateRace()
+        await repo.insertMedia(id, webp.bytes)
+        await repo.enqueueCaptionJob(id)
+        return { row, used: after }
+      })
+    } catch (error) {
+      if (!(error instanceof DuplicateRace)) throw error
+      const winner = await uploads.findMeme(id)
+      if (!winner) throw error
+      return answerExisting(winner, remaining(await uploads.quotaUsage(ip)))
+    }
+
+    lap('store')
+    if (stored.row) await afterCommit(request, id, decision === 'approved')
+    lap('notify')
+    request.log.info({ memeId: id, decision, moderationScore: moderation.score, timings }, 'upload moderated')
+    if (!stored.row) throw rejectedByModeration('The upload was rejected by moderation.', moderation.score, moderation.reason)
+    return {
+      statusCode: decision === 'approved' ? 201 : 202,
+      body: {
+        meme: toMeme(stored.row),
+        quota: remaining(stored.used),
+        moderationScore: moderation.score,
+        moderationReason: moderation.reason,
+        message: decision === 'approved' ? APPROVED_MESSAGE : PENDING_MESSAGE,
+      },
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import multipart from '@fastify/multipart'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { Config } from '../config.ts'
+import { MAX_EDGE, MAX_PIXELS, MAX_UPLOAD_BYTES, WEBP_MAX_EDGE, WEBP_QUALITY } from '../images/process.ts'
+import { addSharedSchemas, errorResponse, MemeAddResponse, ModerationRejected, ref } from '../memes/schemas.ts'
+import { checkUploadHeaders, FIELD_NAME, MAX_REQUEST_BYTES } from './multipart.ts'
+import { createUploadPipeline } from './pipeline.ts'
+import { createUploadsRepository, type UploadsRepository } from './repository.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** SQL of the upload pipeline on the app's database (scoped to the upload routes). */
+    uploadsRepository: UploadsRepository
+  }
+}
+
+const UploadBody = Type.Object(
+  {
+    [FIELD_NAME]: Type.String({ format: 'binary', description: 'The PNG or JPEG file (max 5 MB, edge 6000 px, 20 megapixels).' }),
+  },
+  { required: [FIELD_NAME] },
+)
+
+/** POST /api/memes: validate, moderate, normalize to WebP, store; see the README for each refusal's status. */
+export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
+  // The read side adds the shared schemas on the root instance; without it (alone in a test) add them here.
+  if (!fastify.getSchema('Meme')) addSharedSchemas(fastify)
+  // Scoped to this plugin: the multipart parser only exists for the upload route.
+  await fastify.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES } })
+  fastify.decorate('uploadsRepository', createUploadsRepository(fastify.db))
+  const upload = createUploadPipeline(fastify, config)
+
+  fastify.post(
+    '/api/memes',
+    {
+      bodyLimit: MAX_REQUEST_BYTES,
+      onRequest: [checkUploadHeaders],
+      config: {
+        rateLimit: { bucket: 'upload', max: config.UPLOAD_RATE_LIMIT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS },
+      },
+      // The body is a multipart stream read by the handler; the schema documents it for OpenAPI only.
+      validatorCompiler: () => () => true,
+      schema: {
+        summary: 'Add one meme',
+        description:
+          `multipart/form-data with one file field \`${FIELD_NAME}\`: PNG or JPEG by content, at most ${MAX_UPLOAD_BYTES} bytes, ` +
+          `edges up to ${MAX_EDGE} px, at most ${MAX_PIXELS} pixels. The server moderates it, strips all metadata and stores ` +
+          `a WebP (longest edge at most ${WEBP_MAX_EDGE} px, quality ${WEBP_QUALITY}). Per-IP hourly and daily quotas and a ` +
+          'global daily quota apply; identical bytes answer with the stored meme without using quota.',
+        tags: ['memes'],
+        consumes: ['multipart/form-data'],
+        body: UploadBody,
+        response: {
+          201: ref(MemeAddResponse, { 'x-response-description': 'Approved and published.' }),
+          202: ref(MemeAddResponse, { 'x-response-description': 'Queued for admin review.' }),
+          400: errorResponse('Malformed multipart, missing/repeated/extra fields, empty file, corrupt image or too many pixels.'),
+          411: errorResponse('Content-Length missing (chunked uploads are refused).'),
+          413: errorResponse('The file or request exceeds 5 MB.'),
+          415: errorResponse('The bytes are not a PNG or JPEG image.'),
+          422: ref(ModerationRejected, { 'x-response-description': 'Rejected by moderation; nothing is published.' }),
+          429: errorResponse('Upload quota or upload rate limit exhausted.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { statusCode, body } = await upload(request)
+      return reply.code(statusCode).send(body)
+    },
+  )
+}

@@ -1,0 +1,146 @@
+import { startPrivatePostgres, unavailableReason } from '@app/common/fuzz'
+import type { InjectOptions } from 'fastify'
+import { test } from 'tap'
+import { FUZZ_ENV } from '../fuzz/support.ts'
+import { build } from '../helper.ts'
+import { pngImage, uploadRequest } from '../uploads/fixtures.ts'
+
+const skip = unavailableReason()
+if (skip) console.log(`# SKIP database fault tests: ${skip}`)
+
+interface Answer {
+  kind: string
+  startedAt: number
+  endedAt: number
+  status: number
+  body: string
+  retryAfter?: string
+  id?: string
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery without restart, no upload lost', {
+  skip,
+}, async (t) => {
+  const pg = await startPrivatePostgres()
+  t.teardown(() => pg.destroy())
+  const env = { ...FUZZ_ENV, DATABASE_URL: pg.url }
+  const a = await build(t, { env })
+  const b = await build(t, { env })
+  const images = await Promise.all(Array.from({ length: 60 }, (_, i) => pngImage(5000 + i, 96, 64)))
+  const answers: Answer[] = []
+  let next = 0
+  let lastId: string | undefined
+  let running = true
+
+  const call = async (kind: string, options: InjectOptions) => {
+    const startedAt = Date.now()
+    const res = await a.inject(options)
+    const answer: Answer = {
+      kind,
+      startedAt,
+      endedAt: Date.now(),
+      status: res.statusCode,
+      body: res.body,
+      retryAfter: res.headers['retry-after'] as string | undefined,
+    }
+    if (kind === 'upload' && (res.statusCode === 201 || res.statusCode === 202)) answer.id = res.json().meme.id
+    answers.push(answer)
+    return answer
+  }
+  // One client that uploads and reads in turn, the way a browser session would, until told to stop.
+  const traffic = (async () => {
+    while (running) {
+      const image = images[next++ % images.length] as Buffer
+      const up = await call('upload', uploadRequest(image, { filename: `m${next}.png` }))
+      if (up.id) lastId = up.id
+      await call('list', { url: '/api/memes?pageSize=48' })
+      await call('search', { url: '/api/memes?q=meme' })
+      await call('tags', { url: '/api/tags' })
+      await call('health', { url: '/api/health' })
+      if (lastId) {
+        await call('read', { url: `/api/memes/${lastId}` })
+        await call('media', { url: `/media/${lastId}` })
+      }
+      await sleep(20)
+    }
+  })()
+
+  const byStatus = (list: Answer[]) =>
+    list.reduce<Record<string, number>>((acc, x) => {
+      acc[`${x.kind} ${x.status}`] = (acc[`${x.kind} ${x.status}`] ?? 0) + 1
+      return acc
+    }, {})
+  await sleep(4000)
+  t.comment(`before: ${JSON.stringify(byStatus(answers))}`)
+  // A clean shutdown (fast: clients are disconnected) and then a crash (immediate: no shutdown checkpoint).
+  for (const mode of ['fast', 'immediate'] as const) {
+    await pg.stop(mode)
+    const downFrom = Date.now()
+    await sleep(5000)
+    const downUntil = Date.now()
+    await pg.start()
+    const upAgain = Date.now()
+    // Recovered: a fresh upload is published, without restarting the app.
+    let recoveredAt: number | undefined
+    while (!recoveredAt && Date.now() - upAgain < 30_000) {
+      await sleep(200)
+      recoveredAt = answers.find((x) => x.startedAt > upAgain && x.kind === 'upload' && x.status === 201)?.endedAt
+    }
+    await sleep(2000)
+    const down = answers.filter((x) => x.startedAt >= downFrom && x.endedAt <= downUntil)
+    t.comment(`${mode} stop, while down: ${JSON.stringify(byStatus(down))}`)
+    t.comment(`${mode} stop, after: ${JSON.stringify(byStatus(answers.filter((x) => x.startedAt > upAgain)))}`)
+    t.ok(down.length > 5, `${down.length} requests answered while PostgreSQL was down (${mode})`)
+    t.same(
+      down.filter((x) => x.status >= 500 && x.status !== 503).map((x) => `${x.kind} ${x.status} ${x.body.slice(0, 120)}`),
+      [],
+      'no 5xx other than 503 while down',
+    )
+    const unavailable = down.filter((x) => x.status === 503)
+    t.ok(unavailable.length > 0, 'requests that need the database answer 503')
+    const unclear = unavailable.filter(
+      (x) => typeof (JSON.parse(x.body) as { error?: unknown }).error !== 'string' || !x.retryAfter,
+    )
+    t.same(
+      unclear.map((x) => x.body),
+      [],
+      'every 503 has {"error"} and Retry-After',
+    )
+    t.equal(down.filter((x) => x.kind === 'upload' && x.status < 300).length, 0, 'no upload is accepted while down')
+    const slowest = Math.max(...down.map((x) => x.endedAt - x.startedAt))
+    t.ok(slowest < 3500, `slowest answer while down: ${slowest} ms (fail fast, < 3.5 s)`)
+    t.ok(recoveredAt, `an upload succeeded after PostgreSQL came back (${mode}), without restarting the service`)
+    t.comment(`recovered ${recoveredAt ? recoveredAt - upAgain : 'never'} ms after PostgreSQL was started again (${mode})`)
+  }
+  running = false
+  await traffic
+
+  // Every upload that got 201/202 is stored with its media; nothing is half-written.
+  const acceptedIds = [...new Set(answers.filter((x) => x.id).map((x) => x.id as string))]
+  const memes = (await a.db.query<{ id: string; status: string }>('SELECT id, status FROM memes')).rows
+  const media = (await a.db.query<{ meme_id: string }>('SELECT meme_id FROM meme_media')).rows
+  const stored = new Set(memes.map((m) => m.id))
+  t.same(
+    acceptedIds.filter((id) => !stored.has(id)),
+    [],
+    `all ${acceptedIds.length} accepted uploads are stored`,
+  )
+  t.same(media.map((m) => m.meme_id).sort(), memes.map((m) => m.id).sort(), 'every meme row has its media, no orphan media')
+  for (const id of acceptedIds.slice(-3)) {
+    t.equal((await a.inject(`/media/${id}`)).statusCode, 200, `media of ${id.slice(0, 8)} served by instance A`)
+  }
+  // The other instance heard about the uploads (NOTIFY re-established, or its resync after reconnecting).
+  const newest = acceptedIds.at(-1)
+  let seenByB = false
+  for (let i = 0; i < 50 && !seenByB; i++) {
+    const list = (await b.inject('/api/memes?pageSize=48')).json() as {
+      items?: Array<{ id: string }>
+      memes?: Array<{ id: string }>
+    }
+    seenByB = JSON.stringify(list).includes(newest ?? '-')
+    if (!seenByB) await sleep(100)
+  }
+  t.ok(seenByB, 'instance B lists the newest upload made through A after the restart')
+})

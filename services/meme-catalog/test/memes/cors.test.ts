@@ -1,0 +1,40 @@
+import { test } from 'tap'
+import { build } from '../helper.ts'
+
+test('public reads answer any origin and expose the rate-limit headers', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ url: '/api/memes', headers: { origin: 'https://elsewhere.example' } })
+  t.equal(res.headers['access-control-allow-origin'], '*')
+  const exposed = String(res.headers['access-control-expose-headers']).toLowerCase()
+  for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after']) t.match(exposed, h)
+  const media = await app.inject({ url: `/media/${'a'.repeat(64)}`, headers: { origin: 'https://x.example' } })
+  t.equal(media.headers['access-control-allow-origin'], '*', 'on a 404 too')
+})
+
+test('uploads cross-origin only from CORS_UPLOAD_ORIGINS', async (t) => {
+  const app = await build(t, { env: { CORS_UPLOAD_ORIGINS: 'https://upload.example, https://other.example/' } })
+  const preflight = (origin: string, method: string) =>
+    app.inject({
+      method: 'OPTIONS',
+      url: '/api/memes',
+      headers: { origin, 'access-control-request-method': method },
+    })
+  const allowed = await preflight('https://upload.example', 'POST')
+  t.equal(allowed.headers['access-control-allow-origin'], 'https://upload.example')
+  t.match(String(allowed.headers['access-control-allow-methods']), 'POST')
+  t.equal((await preflight('https://other.example', 'POST')).headers['access-control-allow-origin'], 'https://other.example')
+  t.equal((await preflight('https://evil.example', 'POST')).headers['access-control-allow-origin'], undefined, 'refused')
+  t.equal((await preflight('https://evil.example', 'GET')).headers['access-control-allow-origin'], '*', 'reads from anywhere')
+  const post = await app.inject({ method: 'POST', url: '/api/memes', headers: { origin: 'https://evil.example' } })
+  t.equal(post.headers['access-control-allow-origin'], undefined, 'no CORS header on a foreign upload')
+})
+
+test('without CORS_UPLOAD_ORIGINS no origin may upload cross-origin', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/memes',
+    headers: { origin: 'https://upload.example', 'access-control-request-method': 'POST' },
+  })
+  t.equal(res.headers['access-control-allow-origin'], undefined)
+})

@@ -1,0 +1,97 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import sharp from 'sharp'
+import { build } from '../helper.ts'
+
+interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+/** Repo-root artifacts/ (git-ignored): screenshots of the test run. */
+export const artifactsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../artifacts')
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(artifactsDir, { recursive: true })
+  const file = path.join(artifactsDir, name)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}
+
+/** The real app on 127.0.0.1 with an ephemeral port; read limits raised so a browsing test is not throttled. */
+export async function serve(t: Teardown, env: Record<string, string> = {}) {
+  const app = await build(t, { env: { READ_RATE_LIMIT: '100000', MEDIA_RATE_LIMIT: '100000', ...env } })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  return { app, base: `http://127.0.0.1:${port}` }
+}
+
+/** Headless Debian Chromium with a throw-away profile. */
+export async function launch(t: Teardown): Promise<BrowserContext> {
+  const profile = await mkdtemp(path.join(os.tmpdir(), 'meme-web-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+  // Generous: the whole suite shares two cores.
+  context.setDefaultTimeout(30_000)
+  t.teardown(async () => {
+    await context.close()
+    await rm(profile, { recursive: true, force: true })
+  })
+  return context
+}
+
+/** Script errors and policy violations seen by a page: a test expects none. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = []
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`))
+  page.on('console', (message) => {
+    const text = message.text()
+    if (message.type() === 'error' && /Content Security Policy|Trusted Type|Uncaught/i.test(text)) errors.push(text)
+  })
+  return errors
+}
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+/**
+ * The APIs land in parallel with the pages: when the app under test lacks an endpoint a browser test needs,
+ * the test records a skip naming it and returns true.
+ */
+export function skipWithout(
+  t: { pass(message: string, extra: { skip: string }): unknown },
+  app: { hasRoute(o: { method: Method; url: string }): boolean },
+  routes: [Method, string][],
+): boolean {
+  const missing = routes.filter(([method, url]) => !app.hasRoute({ method, url }))
+  if (missing.length === 0) return false
+  const reason = `endpoint not implemented yet: ${missing.map(([m, u]) => `${m} ${u}`).join(', ')}`
+  t.pass(reason, { skip: reason })
+  return true
+}
+
+/** A meme-like PNG (coloured background, a face, big text); the seed makes the bytes unique. */
+export async function memePng(seed: number, text = 'HELLO BROWSER'): Promise<Buffer> {
+  const hue = (seed * 53) % 360
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360">
+    <rect width="100%" height="100%" fill="hsl(${hue},65%,50%)"/>
+    <circle cx="240" cy="180" r="${70 + (seed % 10)}" fill="#fcd34d" stroke="#333" stroke-width="4"/>
+    <circle cx="215" cy="165" r="8" fill="#333"/><circle cx="265" cy="165" r="8" fill="#333"/>
+    <text x="240" y="50" font-family="sans-serif" font-size="34" font-weight="700" text-anchor="middle" fill="#fff"
+      stroke="#000" stroke-width="2">${text}</text>
+  </svg>`
+  return sharp(Buffer.from(svg)).png().toBuffer()
+}
