@@ -1,0 +1,108 @@
+import { HttpError } from '@app/common'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { sessionUser } from '../auth/plugin.ts'
+import type { Config } from '../config.ts'
+import { ErrorBody } from '../schemas.ts'
+import { type ActionName, type ActionsRepository, actionsRepository } from './repository.ts'
+import { ActionFailure, ActionResult } from './schemas.ts'
+import { type ActionDeps, ActionError, type ActionSteps, restartAction, startAction, stopAction } from './service.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    nodeActions: ActionsRepository
+  }
+}
+
+const ACTIONS: Record<ActionName, { run: (deps: ActionDeps) => Promise<ActionSteps>; summary: string; description: string }> = {
+  stop: {
+    run: stopAction,
+    summary: 'Stop the node (RPC stop)',
+    description: 'Calls the RPC `stop`. 502 when the node cannot be reached or refuses.',
+  },
+  start: {
+    run: startAction,
+    summary: 'Start the node over SSH',
+    description:
+      'Runs `<node_binary> -conf=<config_path> -daemon` (every value single-quoted) on ssh_host as ssh_username. ' +
+      '400 names missing settings; 502 for a connection, authentication, host key or timeout failure or a non-zero exit, with the remote payload.',
+  },
+  restart: {
+    run: restartAction,
+    summary: 'Restart the node (RPC stop, then SSH start)',
+    description:
+      'RPC stop (a node already down is fine), then the SSH start, retried while the old process still holds its ' +
+      'data-directory lock ("Cannot obtain a lock on directory"), for at most RESTART_START_WAIT_MS.',
+  },
+}
+
+function outcomeText(action: ActionName, steps: ActionSteps): string {
+  if (action === 'stop') return steps.rpc?.result ?? 'stopped'
+  const attempts = steps.ssh?.attempts ?? 1
+  return `${steps.rpc && !steps.rpc.node_was_running ? 'node was already down; ' : ''}started (exit 0${attempts > 1 ? `, ${attempts} attempts` : ''})`
+}
+
+export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
+  fastify.decorate('nodeActions', actionsRepository(fastify.db))
+  const deps: ActionDeps = {
+    settings: fastify.nodeSettings,
+    rpc: fastify.rpc,
+    sshTimeoutMs: config.SSH_TIMEOUT_MS,
+    restartWaitMs: config.RESTART_START_WAIT_MS,
+  }
+  // The lock outlives any action that is still making progress; past it, the action is presumed dead.
+  const leaseMs = 2 * (config.RPC_TIMEOUT_MS + config.RESTART_START_WAIT_MS + 2 * config.SSH_TIMEOUT_MS) + 60_000
+
+  for (const [action, { run, summary, description }] of Object.entries(ACTIONS) as [ActionName, (typeof ACTIONS)[ActionName]][]) {
+    fastify.post(
+      `/api/actions/${action}`,
+      {
+        config: { auth: true },
+        schema: {
+          summary,
+          description,
+          tags: ['actions'],
+          response: { 200: ActionResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 502: ActionFailure },
+        },
+      },
+      async (request) => {
+        const username = sessionUser(request)
+        const audit = (ok: boolean, outcome: string) =>
+          fastify.audit.record({ username, kind: 'action', name: action, ok, outcome }).catch((error) => {
+            request.log.warn({ err: error }, 'action audit failed')
+          })
+        const running = await fastify.nodeActions.begin(action, username, leaseMs)
+        if (!running) {
+          const other = await fastify.nodeActions.running()
+          const detail = `Another node action${other ? ` (${other.action}, started ${new Date(other.started_at).toISOString()})` : ''} is still running; try again when it has finished.`
+          await fastify.nodeActions.record(action, username, { ok: false, statusCode: 409, detail })
+          await audit(false, detail)
+          throw new HttpError(409, detail)
+        }
+        const started_at = running.startedAt.toISOString()
+        try {
+          const steps = await run(deps)
+          const outcome = outcomeText(action, steps)
+          const finished = await fastify.nodeActions.finish(running.id, {
+            ok: true,
+            statusCode: 200,
+            detail: outcome,
+            ssh: steps.ssh,
+          })
+          await audit(true, outcome)
+          request.log.info({ action, ok: true }, 'node action done')
+          return { action, started_at, finished_at: finished.toISOString(), ok: true, ...steps }
+        } catch (error) {
+          const status = error instanceof HttpError ? error.statusCode : 500
+          const steps = error instanceof ActionError ? error.steps : {}
+          const detail = error instanceof HttpError ? error.message : 'Internal error while running the action.'
+          const finished = await fastify.nodeActions.finish(running.id, { ok: false, statusCode: status, detail, ssh: steps.ssh })
+          await audit(false, detail)
+          request.log.warn({ action, status, detail }, 'node action failed')
+          if (status !== 502) throw error
+          // 502 answers carry the action metadata and whatever the node or the remote host said.
+          throw new HttpError(502, detail, {}, { action, started_at, finished_at: finished.toISOString(), ok: false, ...steps })
+        }
+      },
+    )
+  }
+}

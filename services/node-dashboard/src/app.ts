@@ -1,0 +1,77 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import {
+  createErrorHandler,
+  createNotFoundHandler,
+  type Database,
+  databasePlugin,
+  type HttpError,
+  rateLimitPlugin,
+} from '@app/common'
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { actionRoutes } from './actions/routes.ts'
+import { auditPlugin } from './audit/repository.ts'
+import { authPlugin } from './auth/plugin.ts'
+import { authRoutes } from './auth/routes.ts'
+import { loadSessionSecret } from './auth/secret.ts'
+import type { Config } from './config.ts'
+import { dashboardPlugin } from './dashboard/plugin.ts'
+import { dashboardRoutes } from './dashboard/routes.ts'
+import { explorerRoutes } from './explorer/routes.ts'
+import { healthRoutes } from './health/routes.ts'
+import { historyRoutes } from './history/routes.ts'
+import { openapiPlugin } from './openapi/plugin.ts'
+import { rpcPlugin } from './rpc/plugin.ts'
+import { settingsPlugin } from './settings/plugin.ts'
+import { settingsRoutes } from './settings/routes.ts'
+import { webRoutes } from './web/routes.ts'
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
+
+export interface AppOptions {
+  config: Config
+  /** A database opened by the caller (tests sharing one between instances). */
+  db?: Database
+}
+
+/** The node dashboard as a Fastify plugin; server.ts and the tests register it. */
+export default async function nodeDashboard(fastify: FastifyInstance, { config, db }: AppOptions) {
+  const errorHandler = createErrorHandler({ messageKey: 'detail', validationStatus: 422 })
+  // A body that is not JSON fails validation like any other bad body: 422 here (400 means a missing setting).
+  const unparsable = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
+  fastify.setErrorHandler(function dashboardErrors(error: FastifyError & Partial<HttpError>, request, reply) {
+    if (unparsable.has(error.code)) return reply.code(422).send({ detail: `Invalid body: ${error.message}` })
+    return errorHandler.call(this, error, request, reply)
+  })
+  fastify.setNotFoundHandler(createNotFoundHandler('detail'))
+  await fastify.register(databasePlugin, {
+    url: config.DATABASE_URL,
+    dataDir: path.join(config.DATA_DIR, 'pgdata'),
+    migrationsDir: path.join(root, 'migrations'),
+    db,
+  })
+  await fastify.register(rateLimitPlugin, { redisUrl: config.REDIS_URL })
+  // API answers and static assets are never cached (onSend: errors and 404s included, and it wins over any route).
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/api/') || request.url.startsWith('/static/')) reply.header('Cache-Control', 'no-store')
+    return payload
+  })
+  // Signs session cookies and derives the key that encrypts stored node secrets.
+  const secret = await loadSessionSecret(config.SESSION_SECRET, config.DATA_DIR)
+  // Shared services first (their onRoute hooks must see every route): auth, settings, rpc, audit.
+  await fastify.register(openapiPlugin)
+  await fastify.register(authPlugin, { config, secret })
+  await fastify.register(settingsPlugin, { secret })
+  await fastify.register(rpcPlugin, { timeoutMs: config.RPC_TIMEOUT_MS })
+  await fastify.register(auditPlugin)
+  await fastify.register(dashboardPlugin, { config })
+  await fastify.register(healthRoutes)
+  await fastify.register(authRoutes, { config })
+  await fastify.register(settingsRoutes)
+  await fastify.register(dashboardRoutes)
+  await fastify.register(historyRoutes)
+  await fastify.register(explorerRoutes, { config })
+  await fastify.register(actionRoutes, { config })
+  // The single-page app: GET / and /static/* (builds web/ into dist/web when missing or stale).
+  await fastify.register(webRoutes)
+}

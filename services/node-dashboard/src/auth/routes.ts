@@ -1,0 +1,76 @@
+import { tooManyRequests, unauthorized } from '@app/common'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Config } from '../config.ts'
+import { ErrorBody } from '../schemas.ts'
+import { loginBlocks } from './login-blocks.ts'
+import { SESSION_COOKIE, sessionUser } from './plugin.ts'
+import { AuthState, LoginBody, LoginResult } from './schemas.ts'
+
+export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
+  const blocks = loginBlocks(fastify.db)
+  const failureRule = {
+    bucket: 'login-failures',
+    max: config.LOGIN_MAX_FAILURES,
+    windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+  }
+
+  fastify.post(
+    '/api/auth/login',
+    {
+      schema: {
+        summary: 'Log in and start a session',
+        tags: ['auth'],
+        body: LoginBody,
+        response: { 200: LoginResult, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request) => {
+      const wait = await blocks.secondsLeft(request.ip)
+      if (wait > 0) throw tooManyRequests(`Too many failed logins; retry in ${wait} seconds.`, wait)
+      const { username, password } = request.body
+      if (!(await fastify.credentials.verify(username, password))) {
+        const { allowed, state, retryAfterSeconds } = await fastify.rateLimiter.consume(failureRule, request.ip)
+        if (state.remaining === 0) await blocks.block(request.ip, new Date(state.resetAt))
+        if (!allowed) throw tooManyRequests(`Too many failed logins; retry in ${retryAfterSeconds} seconds.`, retryAfterSeconds)
+        request.log.info({ ip: request.ip }, 'failed login')
+        throw unauthorized('Invalid username or password.')
+      }
+      // A fresh session id at login: a planted cookie cannot be fixed onto the new session.
+      await request.session.regenerate()
+      request.session.set('username', fastify.credentials.username)
+      return { authenticated: true as const, username: fastify.credentials.username }
+    },
+  )
+
+  fastify.post(
+    '/api/auth/logout',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'Log out and destroy the session',
+        tags: ['auth'],
+        response: { 200: AuthState, 401: ErrorBody, 403: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await request.session.destroy()
+      reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: config.SESSION_COOKIE_SECURE })
+      return { authenticated: false, username: null }
+    },
+  )
+
+  fastify.get(
+    '/api/auth/me',
+    {
+      schema: {
+        summary: 'Current authentication state',
+        tags: ['auth'],
+        response: { 200: AuthState },
+      },
+    },
+    async (request) => {
+      const username = sessionUser(request)
+      return { authenticated: username !== null, username }
+    },
+  )
+}

@@ -1,0 +1,33 @@
+import { baseConfigProperties } from '@app/common'
+import { type Static, Type } from '@sinclair/typebox'
+
+export const configSchema = Type.Object({
+  ...baseConfigProperties,
+  PORT: Type.Integer({ default: 8081, minimum: 0, maximum: 65535, description: 'TCP port' }),
+  DASHBOARD_USERNAME: Type.String({ default: 'admin', minLength: 1, maxLength: 200, description: 'dashboard login name' }),
+  DASHBOARD_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'dashboard password (plain)' })),
+  DASHBOARD_PASSWORD_HASH: Type.Optional(
+    Type.String({
+      pattern: '^\\$scrypt\\$',
+      description: 'a $scrypt$ln=..,r=..,p=..$salt$hash string (scripts/hash-password.ts)',
+    }),
+  ),
+  SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'session signing secret, at least 32 characters' })),
+  SESSION_COOKIE_SECURE: Type.Boolean({ default: false, description: 'true or false' }),
+  LOGIN_MAX_FAILURES: Type.Integer({ default: 10, minimum: 1, description: 'failed logins per IP per window' }),
+  LOGIN_FAILURE_WINDOW_SECONDS: Type.Integer({ default: 900, minimum: 1, description: 'seconds' }),
+  RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1, maximum: 600_000, description: 'milliseconds' }),
+  RPC_METHOD_DENYLIST: Type.String({ default: '', description: 'comma-separated RPC method names the explorer refuses' }),
+  METRICS_SAMPLE_SECONDS: Type.Integer({ default: 15, minimum: 1, maximum: 86_400, description: 'seconds' }),
+  HISTORY_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1, maximum: 36_500, description: 'days' }),
+  SSH_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 1, maximum: 600_000, description: 'milliseconds' }),
+  // A stopping bitcoind keeps its data-directory lock until it exits (1.5 s on regtest, minutes on a busy mainnet node).
+  RESTART_START_WAIT_MS: Type.Integer({
+    default: 60_000,
+    minimum: 0,
+    maximum: 3_600_000,
+    description: 'milliseconds restart keeps retrying the start while the old node still holds its lock',
+  }),
+})
+
+export type Config = Static<typeof configSchema>

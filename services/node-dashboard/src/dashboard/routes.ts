@@ -1,0 +1,20 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ErrorBody } from '../schemas.ts'
+import { SummaryResponse } from './schemas.ts'
+
+export const dashboardRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get(
+    '/api/dashboard/summary',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'Chain, network, mempool, mining, uptime and wallet state of the node',
+        description:
+          'One round of concurrent RPC calls, shared by concurrent requests. 400 without rpc_url; 502 when the node fails.',
+        tags: ['dashboard'],
+        response: { 200: SummaryResponse, 400: ErrorBody, 401: ErrorBody, 502: ErrorBody },
+      },
+    },
+    async () => fastify.nodeSummary(),
+  )
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto'
+import type { Queryable } from '@app/common'
+import type { MetricsRepository } from '../history/repository.ts'
+import type { NodeSettings } from '../settings/repository.ts'
+import { metricsFromSummary } from './metrics.ts'
+import type { Summary } from './summary.ts'
+
+const LEASE = 'metrics-sampler'
+
+export interface SamplerOptions {
+  db: Queryable
+  metrics: MetricsRepository
+  settings: () => Promise<NodeSettings>
+  summary: () => Promise<Summary>
+  intervalSeconds: number
+  retentionDays: number
+  log: { warn: (obj: unknown, msg?: string) => void; debug: (obj: unknown, msg?: string) => void }
+}
+
+export type SampleOutcome = 'sampled' | 'not-leader' | 'incomplete-settings' | 'failed'
+
+/**
+ * Records one metrics row per interval while rpc_url is set. Instances share a lease row so only
+ * one samples at a time; a leader that dies is replaced once its lease (3 intervals) runs out.
+ */
+export function createSampler(options: SamplerOptions) {
+  const holder = randomUUID()
+  const leaseSeconds = Math.max(3 * options.intervalSeconds, 10)
+  let timer: NodeJS.Timeout | null = null
+  let running: Promise<unknown> = Promise.resolve()
+
+  async function holdLease(): Promise<boolean> {
+    const { rows } = await options.db.query<{ holder: string }>(
+      `INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
+       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+         WHERE leases.holder = EXCLUDED.holder OR leases.expires_at < now()
+       RETURNING holder`,
+      [LEASE, holder, leaseSeconds],
+    )
+    return rows[0]?.holder === holder
+  }
+
+  async function sampleOnce(): Promise<SampleOutcome> {
+    const settings = await options.settings()
+    if (!settings.rpc_url) return 'incomplete-settings'
+    if (!(await holdLease())) return 'not-leader'
+    try {
+      const summary = await options.summary()
+      await options.metrics.insert(new Date(summary.updated_at), metricsFromSummary(summary))
+      await options.metrics.prune(options.retentionDays)
+      return 'sampled'
+    } catch (error) {
+      options.log.debug({ err: error }, 'metrics sample failed')
+      return 'failed'
+    }
+  }
+
+  function schedule() {
+    timer = setTimeout(() => {
+      running = sampleOnce()
+        .catch((error) => options.log.warn({ err: error }, 'metrics sampler error'))
+        .finally(() => {
+          if (timer) schedule()
+        })
+    }, options.intervalSeconds * 1000)
+    timer.unref()
+  }
+
+  return {
+    holder,
+    sampleOnce,
+    start() {
+      if (!timer) schedule()
+    },
+    async stop() {
+      const t = timer
+      timer = null
+      if (t) clearTimeout(t)
+      await running
+      await options.db.query('DELETE FROM leases WHERE name = $1 AND holder = $2', [LEASE, holder]).catch(() => {})
+    },
+  }
+}
+
+export type Sampler = ReturnType<typeof createSampler>

@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox'
+
+// Node results pass through whole (their fields vary by version and fork); the common ones are named.
+const open = { additionalProperties: true }
+const num = () => Type.Optional(Type.Number())
+
+export const SummaryResponse = Type.Object({
+  chain: Type.Object(
+    {
+      chain: Type.Optional(Type.String()),
+      blocks: num(),
+      headers: num(),
+      bestblockhash: Type.Optional(Type.String()),
+      difficulty: num(),
+      verificationprogress: num(),
+      initialblockdownload: Type.Optional(Type.Boolean()),
+    },
+    { ...open, description: 'getblockchaininfo' },
+  ),
+  network: Type.Object(
+    {
+      version: num(),
+      subversion: Type.Optional(Type.String()),
+      connections: num(),
+      connections_in: num(),
+      connections_out: num(),
+      totalbytesrecv: num(),
+      totalbytessent: num(),
+    },
+    { ...open, description: 'getnetworkinfo merged with getnettotals' },
+  ),
+  mempool: Type.Object({ size: num(), bytes: num(), usage: num() }, { ...open, description: 'getmempoolinfo' }),
+  mining: Type.Object({ networkhashps: num(), difficulty: num() }, { ...open, description: 'getmininginfo' }),
+  uptime: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds; null when the node has no uptime method' }),
+  wallet: Type.Union([Type.Object({ walletname: Type.Optional(Type.String()) }, open), Type.Null()], {
+    description: 'getwalletinfo plus balances (getbalances); null without rpc_wallet',
+  }),
+  wallet_error: Type.Union([Type.String(), Type.Null()], { description: 'why wallet is null although rpc_wallet is set' }),
+  updated_at: Type.String({ format: 'date-time' }),
+})

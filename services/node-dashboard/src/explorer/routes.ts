@@ -1,0 +1,93 @@
+import { forbidden, notFound } from '@app/common'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { sessionUser } from '../auth/plugin.ts'
+import type { Config } from '../config.ts'
+import { isRpcError } from '../rpc/errors.ts'
+import { ErrorBody } from '../schemas.ts'
+import { parseHelpListing } from './help-parser.ts'
+import { CommandsResponse, HelpParams, HelpResponse, RpcCallBody, RpcCallResponse } from './schemas.ts'
+
+export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
+  const denied = new Set(
+    config.RPC_METHOD_DENYLIST.split(',')
+      .map((m) => m.trim().toLowerCase())
+      .filter(Boolean),
+  )
+
+  fastify.post(
+    '/api/rpc/call',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'Run one JSON-RPC method on the node',
+        description:
+          'Methods in RPC_METHOD_DENYLIST answer 403. Every call is audited (user, method, time, outcome; never params).',
+        tags: ['rpc'],
+        body: RpcCallBody,
+        response: { 200: RpcCallResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 502: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { method, params = [], wallet } = request.body
+      const username = sessionUser(request)
+      if (denied.has(method.toLowerCase())) {
+        await fastify.audit.record({ username, kind: 'rpc', name: method, ok: false, outcome: 'denied by RPC_METHOD_DENYLIST' })
+        throw forbidden(`RPC method '${method}' is refused by this dashboard (RPC_METHOD_DENYLIST).`)
+      }
+      const settings = await fastify.nodeSettings.get()
+      const endpoint = wallet ?? settings.rpc_wallet
+      const started = performance.now()
+      try {
+        const result = await fastify.rpc.call(method, params, { wallet: endpoint, settings })
+        const duration = Math.round((performance.now() - started) * 10) / 10
+        await fastify.audit.record({ username, kind: 'rpc', name: method, ok: true, outcome: 'ok' })
+        return { method, wallet: endpoint || null, result: result ?? null, duration_ms: duration }
+      } catch (error) {
+        // The kind and code only: a node's error text can echo a parameter (an address, a label).
+        const outcome = isRpcError(error) ? `${error.kind}${error.rpcCode === undefined ? '' : ` ${error.rpcCode}`}` : 'error'
+        await fastify.audit.record({ username, kind: 'rpc', name: method, ok: false, outcome })
+        throw error
+      }
+    },
+  )
+
+  fastify.get(
+    '/api/rpc/commands',
+    {
+      config: { auth: true },
+      schema: {
+        summary: "The node's `help` listing parsed into categories and methods with their argument synopsis",
+        tags: ['rpc'],
+        response: { 200: CommandsResponse, 400: ErrorBody, 401: ErrorBody, 502: ErrorBody },
+      },
+    },
+    async () => {
+      const text = await fastify.rpc.call<string>('help', [], { wallet: '' })
+      const categories = parseHelpListing(typeof text === 'string' ? text : '')
+      return { count: categories.reduce((n, c) => n + c.methods.length, 0), categories }
+    },
+  )
+
+  fastify.get(
+    '/api/rpc/help/:method_name',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'The full help text of one method',
+        description: 'A method the node does not know answers 404 {"detail": "Unknown RPC method \'<name>\' ..."}.',
+        tags: ['rpc'],
+        params: HelpParams,
+        response: { 200: HelpResponse, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
+      },
+    },
+    async (request) => {
+      const method = request.params.method_name
+      const text = await fastify.rpc.call<string>('help', [method], { wallet: '' })
+      // The node answers an unknown name with a normal result, not an error.
+      if (typeof text !== 'string' || text.startsWith('help: unknown command')) {
+        throw notFound(`Unknown RPC method '${method}': the node's help does not list it.`)
+      }
+      return { method, help: text }
+    },
+  )
+}

@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Static } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+import { ErrorBody } from '../schemas.ts'
+import { metricsRepository } from './repository.ts'
+import {
+  DEFAULT_LIMIT,
+  DEFAULT_WINDOW,
+  HistoryParams,
+  HistoryPathQuery,
+  HistoryQuery,
+  HistoryResponse,
+  type HistoryWindow,
+  MAX_LIMIT,
+  WINDOWS,
+} from './schemas.ts'
+
+type HistoryBody = Static<typeof HistoryResponse>
+
+/** An answer already in JSON is sent as is, past the schema serializer (which documents it). */
+function send(reply: FastifyReply, body: HistoryBody | string): HistoryBody | FastifyReply {
+  return typeof body === 'string' ? reply.type('application/json; charset=utf-8').send(body) : body
+}
+
+export const clampLimit = (limit: number | undefined) => Math.min(MAX_LIMIT, Math.max(1, limit ?? DEFAULT_LIMIT))
+
+export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const metrics = metricsRepository(fastify.db)
+  // The `all` answer changes only when a sample is added or pruned (first or last sample time), so
+  // the latest one is kept serialized: dashboards polling it share one computation per sample.
+  let lastAll: { key: string; json: string } | null = null
+
+  async function history(window: HistoryWindow, requested: number | undefined): Promise<HistoryBody | string> {
+    const limit = clampLimit(requested)
+    const seconds = WINDOWS[window]
+    const now = Date.now() / 1000
+    const range = seconds === null ? await metrics.extent() : { from: now - seconds, to: now }
+    if (!range) return { window, limit, from: null, to: null, bucket_seconds: null, points: [] }
+    if (seconds === null) {
+      const key = `${limit}:${range.from}:${range.to}`
+      if (lastAll?.key !== key) lastAll = { key, json: await answer(window, limit, range) }
+      return lastAll.json
+    }
+    return answer(window, limit, range)
+  }
+
+  /** The answer as JSON text, the points written by PostgreSQL. */
+  async function answer(window: HistoryWindow, limit: number, range: { from: number; to: number }): Promise<string> {
+    const points = await metrics.bucketsJson(range, limit)
+    const head = JSON.stringify({
+      window,
+      limit,
+      from: new Date(range.from * 1000).toISOString(),
+      to: new Date(range.to * 1000).toISOString(),
+      bucket_seconds: (range.to - range.from) / limit,
+    })
+    return `${head.slice(0, -1)},"points":${points}}`
+  }
+
+  const response = { 200: HistoryResponse, 401: ErrorBody, 422: ErrorBody }
+  const description = `Bucket averages of the sampled metrics, oldest first. window: 5m, 30m, 2h, 6h or all (default ${DEFAULT_WINDOW}); limit clamped to 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`
+
+  fastify.get(
+    '/api/dashboard/history',
+    {
+      config: { auth: true },
+      schema: { summary: 'Metric history', description, tags: ['dashboard'], querystring: HistoryQuery, response },
+    },
+    async (request, reply) =>
+      send(reply, await history((request.query.window as HistoryWindow | undefined) ?? DEFAULT_WINDOW, request.query.limit)),
+  )
+
+  fastify.get(
+    '/api/dashboard/history/:window',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'Metric history for one window',
+        description,
+        tags: ['dashboard'],
+        params: HistoryParams,
+        querystring: HistoryPathQuery,
+        response,
+      },
+    },
+    async (request, reply) => send(reply, await history(request.params.window as HistoryWindow, request.query.limit)),
+  )
+}

@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox'
+import { METRIC_NAMES } from '../dashboard/metrics.ts'
+
+export const WINDOWS = { '5m': 300, '30m': 1800, '2h': 7200, '6h': 21600, all: null } as const
+export type HistoryWindow = keyof typeof WINDOWS
+export const DEFAULT_WINDOW: HistoryWindow = '30m'
+export const DEFAULT_LIMIT = 500
+export const MAX_LIMIT = 20_000
+
+export const WindowSchema = Type.Union(
+  Object.keys(WINDOWS).map((w) => Type.Literal(w)),
+  { description: 'one of 5m, 30m, 2h, 6h, all' },
+)
+
+const limit = Type.Optional(Type.Integer({ description: `points wanted; clamped to 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})` }))
+
+export const HistoryQuery = Type.Object({
+  window: Type.Optional(
+    Type.Union(WindowSchema.anyOf, { description: `one of 5m, 30m, 2h, 6h, all (default ${DEFAULT_WINDOW})` }),
+  ),
+  limit,
+})
+export const HistoryPathQuery = Type.Object({ limit })
+export const HistoryParams = Type.Object({ window: WindowSchema })
+
+// A type list, not anyOf: the serializer writes 20000 points of these without trying each branch.
+const nullableNumber = Type.Unsafe<number | null>({ type: ['number', 'null'] })
+export const HistoryPoint = Type.Object({
+  t: Type.Number({ description: 'unix time (seconds) of the bucket: the mean time of its samples' }),
+  ...Object.fromEntries(METRIC_NAMES.map((name) => [name, nullableNumber])),
+})
+
+export const HistoryResponse = Type.Object({
+  window: WindowSchema,
+  limit: Type.Integer({ description: 'the limit applied after clamping' }),
+  from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  bucket_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'width of one bucket' }),
+  points: Type.Array(HistoryPoint, { description: 'bucket averages, oldest first, at most limit' }),
+})

@@ -1,0 +1,176 @@
+/**
+ * Node JSON-RPC client. For other route authors: `fastify.rpc.call(method, params?, { wallet?, timeoutMs? })`
+ * resolves to the method's result or throws RpcError (an HttpError: 502 with a clear detail, 400 when
+ * rpc_url is not set). `error.kind` tells why (see errors.ts), `error.rpcCode`/`rpcMessage` carry a node error.
+ * `fastify.rpc.batch([{ method, params }], options)` sends one JSON-RPC batch; each item is { ok, result | error }.
+ * Wallet: `undefined`/`null` -> the rpc_wallet setting; '' -> no wallet (root endpoint); a name -> /wallet/<name>.
+ */
+import { HttpError } from '@app/common'
+import type { NodeSettings } from '../settings/repository.ts'
+import { RpcError } from './errors.ts'
+
+export interface RpcCallOptions {
+  wallet?: string | null
+  timeoutMs?: number
+  /** Settings already read by the caller (saves a database read per call in a round of calls). */
+  settings?: NodeSettings
+}
+
+export type RpcParams = unknown[] | Record<string, unknown>
+
+export type BatchOutcome = { ok: true; result: unknown } | { ok: false; error: RpcError }
+
+export interface RpcClient {
+  call<T = unknown>(method: string, params?: RpcParams, options?: RpcCallOptions): Promise<T>
+  /** One HTTP request for several calls (same endpoint); each item succeeds or fails on its own. */
+  batch(calls: { method: string; params?: RpcParams }[], options?: RpcCallOptions): Promise<BatchOutcome[]>
+}
+
+export interface RpcClientOptions {
+  settings: () => Promise<NodeSettings>
+  timeoutMs: number
+  /** Replies above this size are refused (getblock verbosity 2 of a full block is a few MB). */
+  maxReplyBytes?: number
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EPIPE: 'connection closed',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CLOSED: 'connection closed',
+}
+
+const clip = (text: string, max = 4000) => (text.length > max ? `${text.slice(0, max)}…` : text)
+
+export function endpointUrl(rpcUrl: string, wallet: string): string {
+  // encodeURIComponent throws URIError on a lone surrogate (valid in JSON): refuse the name instead of a 500.
+  // With the u flag a surrogate class matches only unpaired surrogates (pairs are one code point).
+  if (/[\uD800-\uDFFF]/u.test(wallet)) throw new HttpError(422, 'Invalid wallet name: it is not well-formed Unicode.')
+  const url = new URL(rpcUrl)
+  if (wallet) url.pathname = `${url.pathname.replace(/\/+$/, '')}/wallet/${encodeURIComponent(wallet)}`
+  return url.toString()
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<string | null> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      return null
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function describeFetchFailure(error: unknown, where: string, timeoutMs: number, method: string): RpcError {
+  const e = error as Error & { cause?: { code?: string; message?: string } }
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
+    return new RpcError('timeout', `Node RPC timed out after ${timeoutMs} ms (${method} at ${where}).`)
+  }
+  const code = e?.cause?.code ?? (e as { code?: string }).code
+  const what = (code && NETWORK_CODES[code]) ?? e?.cause?.message ?? e?.message ?? 'network error'
+  return new RpcError('unreachable', `Node RPC unreachable at ${where}: ${what}.`)
+}
+
+type ErrorObject = { code?: unknown; message?: unknown }
+type ReplyObject = { result?: unknown; error?: ErrorObject | null; id?: unknown }
+
+function replyError(error: ErrorObject, method: string): RpcError {
+  const code = typeof error.code === 'number' ? error.code : undefined
+  const message = typeof error.message === 'string' ? error.message : JSON.stringify(error)
+  if (code === -28) return new RpcError('warmup', `Node is starting (warm-up): ${clip(message)}`, code, message)
+  return new RpcError('rpc', `Node RPC error ${code ?? '?'} on ${method}: ${clip(message)}`, code, message)
+}
+
+export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024 * 1024 }: RpcClientOptions): RpcClient {
+  let nextId = 1
+
+  /** One HTTP exchange; transport and HTTP-level failures throw, the parsed JSON body is returned. */
+  async function exchange(body: unknown, label: string, options: RpcCallOptions) {
+    const s = options.settings ?? (await settings())
+    if (!s.rpc_url) throw new RpcError('not-configured', 'Node RPC is not configured: set rpc_url in the settings.')
+    const wallet = options.wallet ?? s.rpc_wallet
+    const url = endpointUrl(s.rpc_url, wallet)
+    const where = new URL(url).origin + new URL(url).pathname
+    const limit = options.timeoutMs ?? timeoutMs
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (s.rpc_username || s.rpc_password) {
+      headers.authorization = `Basic ${Buffer.from(`${s.rpc_username}:${s.rpc_password}`, 'utf8').toString('base64')}`
+    }
+    let response: Response
+    let text: string | null
+    try {
+      const signal = AbortSignal.timeout(limit)
+      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'manual' })
+      text = await readLimited(response, maxReplyBytes)
+    } catch (error) {
+      throw describeFetchFailure(error, where, limit, label)
+    }
+    if (text === null) throw new RpcError('bad-reply', `Node RPC reply to ${label} exceeded ${maxReplyBytes} bytes.`)
+    const status = response.status
+    if (status === 401) {
+      throw new RpcError('auth', 'Node RPC authentication failed (HTTP 401): check rpc_username and rpc_password.')
+    }
+    if (status === 403) {
+      throw new RpcError('forbidden', `Node RPC refused ${label} (HTTP 403 forbidden; see the node's -rpcwhitelist).`)
+    }
+    if (status === 503) {
+      const why = text.trim() ? `: ${clip(text.trim(), 200)}` : ''
+      throw new RpcError('busy', `Node RPC is busy or shutting down (HTTP 503${why}).`)
+    }
+    let parsed: unknown
+    try {
+      parsed = text.trim() ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    // Legacy replies carry errors with HTTP 404/500, JSON-RPC 2.0 ones with 200: the error object decides.
+    const single = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as ReplyObject) : undefined
+    if (single?.error) throw replyError(single.error, label)
+    if (status === 200 && parsed !== undefined) return parsed
+    if (status === 404) {
+      throw new RpcError(
+        'http',
+        `Node RPC answered HTTP 404 at ${where}: check rpc_url${wallet ? ' and the wallet endpoint' : ''}.`,
+      )
+    }
+    throw new RpcError('bad-reply', `Node RPC answered HTTP ${status} without a JSON-RPC reply for ${label}.`)
+  }
+
+  return {
+    async call<T>(method: string, params: RpcParams = [], options: RpcCallOptions = {}): Promise<T> {
+      const reply = (await exchange({ jsonrpc: '1.0', id: nextId++, method, params }, method, options)) as ReplyObject
+      if (reply && typeof reply === 'object' && 'result' in reply) return reply.result as T
+      throw new RpcError('bad-reply', `Node RPC answered without a result for ${method}.`)
+    },
+
+    async batch(calls, options = {}) {
+      if (calls.length === 0) return []
+      const first = nextId
+      nextId += calls.length
+      const body = calls.map((c, i) => ({ jsonrpc: '1.0', id: first + i, method: c.method, params: c.params ?? [] }))
+      const label = `batch(${calls.map((c) => c.method).join(',')})`
+      const reply = await exchange(body, label, options)
+      if (!Array.isArray(reply)) throw new RpcError('bad-reply', `Node RPC answered a batch without an array (${label}).`)
+      const byId = new Map<unknown, ReplyObject>(reply.map((item: ReplyObject) => [item?.id, item]))
+      return calls.map((c, i) => {
+        const item = byId.get(first + i)
+        if (!item) return { ok: false as const, error: new RpcError('bad-reply', `Node RPC batch reply lacks ${c.method}.`) }
+        if (item.error) return { ok: false as const, error: replyError(item.error, c.method) }
+        return { ok: true as const, result: item.result }
+      })
+    },
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Node settings (one row in PostgreSQL). For other route authors:
+ *   `fastify.nodeSettings.get()`  -> NodeSettings, secrets decrypted (never send them to a client)
+ *   `fastify.nodeSettings.update(partial)` -> NodeSettings after the change (plain-text secrets in, encrypted at rest)
+ *   `fastify.nodeSettings.recordHostKey('SHA256:...')` -> true when it was stored (only while the field is empty: TOFU)
+ * `missingSettings(settings, [...names])` lists the names of empty ones (for 400 answers).
+ */
+import type { Queryable } from '@app/common'
+import type { SecretBox } from './crypto.ts'
+
+export interface NodeSettings {
+  rpc_url: string
+  rpc_username: string
+  rpc_password: string
+  rpc_wallet: string
+  config_path: string
+  ssh_host: string
+  ssh_port: number
+  ssh_username: string
+  ssh_password: string
+  ssh_key_path: string
+  node_binary: string
+  /** "SHA256:<base64>" of the node host's SSH key; "" until the first successful connection. */
+  ssh_host_key_fingerprint: string
+}
+
+export type NodeSettingsUpdate = Partial<NodeSettings>
+
+export interface NodeSettingsRepository {
+  get(): Promise<NodeSettings>
+  update(partial: NodeSettingsUpdate): Promise<NodeSettings>
+  recordHostKey(fingerprint: string): Promise<boolean>
+}
+
+export const SETTING_NAMES = [
+  'rpc_url',
+  'rpc_username',
+  'rpc_password',
+  'rpc_wallet',
+  'config_path',
+  'ssh_host',
+  'ssh_port',
+  'ssh_username',
+  'ssh_password',
+  'ssh_key_path',
+  'node_binary',
+  'ssh_host_key_fingerprint',
+] as const satisfies readonly (keyof NodeSettings)[]
+
+const SECRET_NAMES = new Set<keyof NodeSettings>(['rpc_password', 'ssh_password'])
+
+// Column per setting; secrets live in *_enc columns. Names come from this fixed list only.
+const column = (name: keyof NodeSettings) => (SECRET_NAMES.has(name) ? `${name}_enc` : name)
+
+type Row = Record<string, string | number>
+
+export function missingSettings(settings: NodeSettings, names: (keyof NodeSettings)[]): string[] {
+  return names.filter((name) => settings[name] === '' || settings[name] === undefined)
+}
+
+export function nodeSettingsRepository(
+  db: Queryable,
+  box: SecretBox,
+  log?: { warn: (obj: unknown, msg?: string) => void },
+): NodeSettingsRepository {
+  const fromRow = (row: Row): NodeSettings => {
+    const settings = {} as Record<string, string | number>
+    for (const name of SETTING_NAMES) {
+      const value = row[column(name)]
+      if (SECRET_NAMES.has(name)) {
+        const plain = box.decrypt(String(value ?? ''))
+        // A secret encrypted under another SESSION_SECRET cannot be read: treat it as unset.
+        if (plain === null)
+          log?.warn({ setting: name }, 'stored secret cannot be decrypted (SESSION_SECRET changed?); treated as unset')
+        settings[name] = plain ?? ''
+      } else {
+        settings[name] = name === 'ssh_port' ? Number(value) : String(value ?? '')
+      }
+    }
+    return settings as unknown as NodeSettings
+  }
+  const select = `SELECT ${SETTING_NAMES.map(column).join(', ')} FROM node_settings WHERE id = 1`
+
+  return {
+    async get() {
+      const { rows } = await db.query<Row>(select)
+      // The migration inserts the row; recreate it if someone deleted it.
+      if (!rows[0]) {
+        await db.query('INSERT INTO node_settings (id) VALUES (1) ON CONFLICT DO NOTHING')
+        return fromRow((await db.query<Row>(select)).rows[0])
+      }
+      return fromRow(rows[0])
+    },
+    async update(partial) {
+      const sets: string[] = []
+      const params: unknown[] = []
+      for (const name of SETTING_NAMES) {
+        const value = partial[name]
+        if (value === undefined) continue
+        params.push(SECRET_NAMES.has(name) ? box.encrypt(String(value)) : value)
+        sets.push(`${column(name)} = $${params.length}`)
+      }
+      if (sets.length > 0) {
+        await db.query('INSERT INTO node_settings (id) VALUES (1) ON CONFLICT DO NOTHING')
+        await db.query(`UPDATE node_settings SET ${sets.join(', ')}, updated_at = now() WHERE id = 1`, params)
+      }
+      return this.get()
+    },
+    async recordHostKey(fingerprint) {
+      const { rowCount } = await db.query(
+        "UPDATE node_settings SET ssh_host_key_fingerprint = $1, updated_at = now() WHERE id = 1 AND ssh_host_key_fingerprint = ''",
+        [fingerprint],
+      )
+      return rowCount > 0
+    },
+  }
+}

@@ -1,0 +1,74 @@
+import { HttpError } from '@app/common'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ErrorBody } from '../schemas.ts'
+import type { NodeSettings, NodeSettingsUpdate } from './repository.ts'
+import { SECRET_MASK, SettingsBody, SettingsView } from './schemas.ts'
+
+function masked(settings: NodeSettings) {
+  return {
+    ...settings,
+    rpc_password: settings.rpc_password ? SECRET_MASK : '',
+    ssh_password: settings.ssh_password ? SECRET_MASK : '',
+  }
+}
+
+const invalid = (field: string, message: string) => new HttpError(422, `Invalid body field '${field}': ${message}`)
+
+/** '' or an http(s) URL without credentials in it (those belong in rpc_username/rpc_password). */
+function checkRpcUrl(value: string): void {
+  if (value === '') return
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw invalid('rpc_url', 'must be an http:// or https:// URL')
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw invalid('rpc_url', 'must be an http:// or https:// URL')
+  }
+  if (url.username || url.password) throw invalid('rpc_url', 'must not contain credentials; use rpc_username and rpc_password')
+  if (url.search || url.hash) throw invalid('rpc_url', 'must not contain a query or fragment')
+}
+
+export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get(
+    '/api/settings',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'Node connection and control settings (secrets masked)',
+        tags: ['settings'],
+        response: { 200: SettingsView, 401: ErrorBody },
+      },
+    },
+    async () => masked(await fastify.nodeSettings.get()),
+  )
+
+  fastify.put(
+    '/api/settings',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'Validate and save node settings; absent fields keep their stored value',
+        tags: ['settings'],
+        body: SettingsBody,
+        response: { 200: SettingsView, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+      },
+      // Trim before validation so patterns and limits apply to the stored value.
+      preValidation: async (request) => {
+        const body = request.body as Record<string, unknown> | null
+        if (body && typeof body === 'object' && !Array.isArray(body)) {
+          for (const [key, value] of Object.entries(body)) if (typeof value === 'string') body[key] = value.trim()
+        }
+      },
+    },
+    async (request) => {
+      const update: NodeSettingsUpdate = { ...request.body }
+      if (update.rpc_url !== undefined) checkRpcUrl(update.rpc_url)
+      for (const secret of ['rpc_password', 'ssh_password'] as const) {
+        if (update[secret] === SECRET_MASK) delete update[secret]
+      }
+      return masked(await fastify.nodeSettings.update(update))
+    },
+  )
+}

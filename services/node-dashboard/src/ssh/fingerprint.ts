@@ -1,0 +1,11 @@
+import { createHash } from 'node:crypto'
+
+/** OpenSSH's SHA256 fingerprint of a public host key blob ("SHA256:<unpadded base64>"), as `ssh-keygen -l` prints it. */
+export function fingerprintOf(keyBlob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`
+}
+
+/** Accepts "SHA256:..." (43 base64 characters); anything else is not a fingerprint we can compare. */
+export function isFingerprint(value: string): boolean {
+  return /^SHA256:[A-Za-z0-9+/]{43}$/.test(value)
+}

@@ -1,0 +1,138 @@
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { build, login } from '../helper.ts'
+import { freePort } from '../support/node-host.ts'
+import { type NodeSimulatorOptions, startNodeSimulator } from '../support/node-simulator.ts'
+
+const PASSWORD = 'summary-rpc-Secret'
+
+// One instance for the file; each test points it at its own simulated node.
+// The sampler timer is pushed out of the way: the sampler test drives it by hand.
+const app = await build(t, { env: { RPC_TIMEOUT_MS: '3000', METRICS_SAMPLE_SECONDS: '86400' } })
+const cookie = await login(app)
+const { test } = t
+
+async function withNode(t: Test, simOptions: NodeSimulatorOptions = {}) {
+  const sim = await startNodeSimulator({ password: PASSWORD, ...simOptions })
+  t.teardown(() => sim.close())
+  await app.nodeSettings.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: PASSWORD, rpc_wallet: '' })
+  const summary = () => app.inject({ method: 'GET', url: '/api/dashboard/summary', headers: { cookie } })
+  return { sim, app, cookie, summary }
+}
+
+test('summary groups chain, network, mempool, mining, uptime, wallet and updated_at', async (t) => {
+  const { sim, summary } = await withNode(t)
+  const res = await summary()
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['cache-control'], 'no-store')
+  const body = res.json()
+  t.match(body, {
+    chain: { chain: 'regtest', blocks: Number, headers: Number, bestblockhash: String, verificationprogress: Number },
+    network: { subversion: '/Satoshi:30.0.0/', connections: Number, totalbytesrecv: Number, totalbytessent: Number },
+    mempool: { size: Number, bytes: Number, usage: Number },
+    mining: { networkhashps: Number },
+    uptime: Number,
+    wallet: null,
+    wallet_error: null,
+  })
+  t.ok(Math.abs(Date.parse(body.updated_at) - Date.now()) < 10_000)
+  t.notMatch(res.body, PASSWORD)
+  t.equal(sim.requests.length, 1, 'one JSON-RPC batch')
+  const methods = JSON.parse(sim.requests[0].body)
+    .map((c: { method: string }) => c.method)
+    .sort()
+  t.same(methods, ['getblockchaininfo', 'getmempoolinfo', 'getmininginfo', 'getnettotals', 'getnetworkinfo', 'uptime'])
+
+  await app.nodeSettings.update({ rpc_wallet: 'w1' })
+  const withWallet = (await summary()).json()
+  t.match(withWallet.wallet, { walletname: 'w1', balances: { mine: { trusted: Number } } })
+  t.ok(sim.requests.some((r) => r.path === '/wallet/w1' && r.body.includes('"getbalances"')))
+
+  await app.nodeSettings.update({ rpc_wallet: 'nosuch' })
+  const broken = (await summary()).json()
+  t.equal(broken.wallet, null)
+  t.match(broken.wallet_error, /-18.*Requested wallet does not exist/)
+  t.equal(broken.chain.chain, 'regtest', 'a wallet problem does not hide the rest')
+})
+
+test('uptime is null on a fork without the method', async (t) => {
+  const { summary } = await withNode(t, { fork: true })
+  const body = (await summary()).json()
+  t.equal(body.uptime, null)
+  t.match(body.network.subversion, /Shibetoshi/)
+})
+
+test('a summary is one batch per endpoint in flight together; concurrent requests share one round', async (t) => {
+  const { sim, summary } = await withNode(t, { latencyMs: 150 })
+  await app.nodeSettings.update({ rpc_wallet: 'w1' })
+  const started = Date.now()
+  const results = await Promise.all([summary(), summary(), summary(), summary()])
+  const elapsed = Date.now() - started
+  for (const res of results) t.equal(res.statusCode, 200)
+  t.same(sim.requests.map((r) => r.path).sort(), ['/', '/wallet/w1'], 'four requests, one round: two batches')
+  const spread = Math.abs(sim.requests[0].at - sim.requests[1].at)
+  t.ok(spread < 150, `both batches were in flight together (spread ${spread} ms)`)
+  t.ok(elapsed < 2 * 150, `not one call after another (${elapsed} ms)`)
+  t.same(new Set(results.map((r) => r.json().updated_at)).size, 1)
+})
+
+test('each node failure kind answers 502 with a detail saying what happened, never the password', async (t) => {
+  const { sim, summary } = await withNode(t)
+  const expect = async (detail: RegExp, label: string) => {
+    const res = await summary()
+    t.equal(res.statusCode, 502, label)
+    t.match(res.json(), { detail }, label)
+    t.notMatch(res.body, PASSWORD, label)
+  }
+  sim.setWarmup('Loading block index…')
+  await expect(/^Node is starting \(warm-up\): Loading block index…$/, 'warm-up')
+  sim.setWarmup(null)
+  sim.setWorkQueueFull(true)
+  await expect(/busy.*HTTP 503/, 'work queue')
+  sim.setWorkQueueFull(false)
+  sim.setLatency(4000)
+  await expect(/timed out after 3000 ms/, 'timeout')
+  sim.setLatency(0)
+  await app.nodeSettings.update({ rpc_password: 'wrong-password' })
+  await expect(/authentication failed/, 'auth')
+  await app.nodeSettings.update({ rpc_url: `http://127.0.0.1:${await freePort()}/` })
+  await expect(/unreachable.*connection refused/, 'unreachable')
+})
+
+test('no rpc_url: 400 naming it', async (t) => {
+  await app.nodeSettings.update({ rpc_url: '' })
+  const res = await app.inject({ method: 'GET', url: '/api/dashboard/summary', headers: { cookie } })
+  t.equal(res.statusCode, 400)
+  t.match(res.json().detail, /rpc_url/)
+})
+
+test('the sampler records metrics while settings are complete; one instance samples at a time', async (t) => {
+  const { sim } = await withNode(t, { wallets: ['w1'] })
+  await app.nodeSettings.update({ rpc_wallet: 'w1' })
+  const other = await build(t, { shareWith: app as FastifyInstance, env: { METRICS_SAMPLE_SECONDS: '86400' } })
+  t.equal(await app.sampler.sampleOnce(), 'sampled')
+  t.equal(await other.sampler.sampleOnce(), 'not-leader', 'the lease is held by the first instance')
+  sim.mine(3)
+  t.equal(await app.sampler.sampleOnce(), 'sampled')
+  const { rows } = await app.db.query<Record<string, number>>('SELECT * FROM metrics ORDER BY sampled_at')
+  t.equal(rows.length, 2)
+  t.equal(Number(rows[1].height), Number(rows[0].height) + 3)
+  t.type(rows[0].mempool_tx, 'number')
+  t.ok(Number(rows[0].wallet_balance) > 0, 'wallet balance recorded')
+
+  await app.db.query("INSERT INTO metrics (sampled_at, height) VALUES (now() - interval '40 days', 1)")
+  await app.sampler.sampleOnce()
+  const old = await app.db.query("SELECT 1 FROM metrics WHERE sampled_at < now() - interval '30 days'")
+  t.equal(old.rowCount, 0, 'samples older than HISTORY_RETENTION_DAYS are pruned')
+
+  await app.sampler.stop()
+  t.equal(await other.sampler.sampleOnce(), 'sampled', 'a stopped leader hands over at once')
+  await app.nodeSettings.update({ rpc_url: '' })
+  // The other instance learns of the change by NOTIFY (asynchronously).
+  let outcome = ''
+  for (let i = 0; i < 50 && outcome !== 'incomplete-settings'; i++) {
+    outcome = await other.sampler.sampleOnce()
+    if (outcome !== 'incomplete-settings') await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  t.equal(outcome, 'incomplete-settings', 'a settings change reaches the other instance')
+})

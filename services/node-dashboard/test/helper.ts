@@ -1,0 +1,58 @@
+import { type Database, fastifyOptions, loadConfig } from '@app/common'
+import { createTestDatabase } from '@app/common/testing'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import app from '../src/app.ts'
+import { type Config, configSchema } from '../src/config.ts'
+
+interface Teardown {
+  teardown(fn: () => unknown): void
+}
+
+export interface BuildOptions {
+  /** Environment overrides (strings, as a user would set them). */
+  env?: Record<string, string>
+  /** Share an open database with another instance. */
+  db?: Database
+  /** Share the data folder / database URL of another instance. */
+  shareWith?: FastifyInstance
+}
+
+export const TEST_PASSWORD = 'correct horse battery staple'
+
+/** Logs in as admin and returns the Cookie header value of the new session. */
+export async function login(app: FastifyInstance, password = TEST_PASSWORD): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password } })
+  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`)
+  const cookie = res.cookies.find((c) => c.name === 'dashboard_session')
+  if (!cookie) throw new Error('login set no session cookie')
+  return `${cookie.name}=${cookie.value}`
+}
+
+/** Starts the dashboard on a fresh database and closes both when the test ends. */
+export async function build(t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance & { config: Config }> {
+  const shared = options.shareWith as (FastifyInstance & { config: Config }) | undefined
+  const database = shared ? undefined : await createTestDatabase()
+  const config = loadConfig(configSchema, {
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // A known password for login(); pass DASHBOARD_PASSWORD: '' in env to test the generated one.
+    DASHBOARD_PASSWORD: TEST_PASSWORD,
+    ...(shared
+      ? { DATA_DIR: shared.config.DATA_DIR, ...(shared.config.DATABASE_URL ? { DATABASE_URL: shared.config.DATABASE_URL } : {}) }
+      : { DATA_DIR: database!.dataDir, ...(database!.url ? { DATABASE_URL: database!.url } : {}) }),
+    ...options.env,
+  })
+  // A loaded shared test machine can take well over the default 10 s to open an embedded database.
+  const fastify = Fastify({
+    ...fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, pretty: false }),
+    pluginTimeout: 120_000,
+  })
+  fastify.decorate('config', config)
+  await fastify.register(fp(app), { config, db: options.db ?? (shared && !config.DATABASE_URL ? shared.db : undefined) })
+  await fastify.ready()
+  t.teardown(async () => {
+    await fastify.close()
+    await database?.cleanup()
+  })
+  return fastify as unknown as FastifyInstance & { config: Config }
+}

@@ -1,0 +1,130 @@
+import t from 'tap'
+import { build, login } from '../helper.ts'
+
+// One instance for the file; each test starts from empty metrics.
+const app = await build(t)
+const cookie = await login(app)
+const { test } = t
+t.beforeEach(async () => {
+  await app.db.query('DELETE FROM metrics')
+  await app.db.query('DELETE FROM metrics_rollup')
+})
+
+/** `count` samples evenly spread over the last `spanSeconds`, height = index (oldest 0). */
+async function seed(count: number, spanSeconds: number) {
+  await app.db.query(
+    `INSERT INTO metrics (sampled_at, height, mempool_tx, wallet_balance)
+     SELECT now() - make_interval(secs => $2::float8 * ($1 - 1 - i) / $1), i, i * 2, NULL
+     FROM generate_series(0, $1 - 1) AS i`,
+    [count, spanSeconds],
+  )
+}
+
+test('history downsamples to at most limit bucket averages, oldest first, echoing window and limit', async (t) => {
+  await seed(1000, 7000)
+  const res = await app.inject({ method: 'GET', url: '/api/dashboard/history?window=2h&limit=10', headers: { cookie } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['cache-control'], 'no-store')
+  const body = res.json()
+  t.equal(body.window, '2h')
+  t.equal(body.limit, 10)
+  t.equal(body.bucket_seconds, 720)
+  t.ok(body.points.length <= 10 && body.points.length >= 9, `${body.points.length} points`)
+  for (let i = 1; i < body.points.length; i++) t.ok(body.points[i].t > body.points[i - 1].t, 'oldest first')
+  const heights = body.points.map((p: { height: number }) => p.height)
+  // Every bucket holds ~100 consecutive samples: their mean height rises by ~100 per bucket.
+  t.ok(Math.abs(heights.at(-1) - 949.5) < 60, `last bucket mean ${heights.at(-1)}`)
+  t.ok(
+    body.points.every((p: { mempool_tx: number; height: number }) => Math.abs(p.mempool_tx - 2 * p.height) < 1e-6),
+    'each column averages the same samples',
+  )
+  t.equal(body.points[0].wallet_balance, null, 'a metric never reported stays null')
+  const total = body.points.length
+  t.ok(total > 0)
+
+  const path = await app.inject({ method: 'GET', url: '/api/dashboard/history/30m?limit=5', headers: { cookie } })
+  t.match(path.json(), { window: '30m', limit: 5 })
+  const recent = path.json().points
+  t.ok(recent.length <= 5 && recent.length > 0)
+  t.ok(recent[0].height >= 740, 'only the last 30 minutes')
+})
+
+test('defaults, limit clamping and the all window', async (t) => {
+  const get = (url: string) => app.inject({ method: 'GET', url, headers: { cookie } })
+  const empty = (await get('/api/dashboard/history')).json()
+  t.same(empty, { window: '30m', limit: 500, from: empty.from, to: empty.to, bucket_seconds: 3.6, points: [] })
+  t.same((await get('/api/dashboard/history/all')).json(), {
+    window: 'all',
+    limit: 500,
+    from: null,
+    to: null,
+    bucket_seconds: null,
+    points: [],
+  })
+  await seed(300, 600)
+  t.equal((await get('/api/dashboard/history?limit=0')).json().limit, 1)
+  t.equal((await get('/api/dashboard/history?limit=-7')).json().limit, 1)
+  t.equal((await get('/api/dashboard/history?limit=20000')).json().limit, 20000)
+  const huge = (await get('/api/dashboard/history/5m?limit=999999')).json()
+  t.equal(huge.limit, 20000)
+  t.ok(huge.points.length <= 150 && huge.points.length > 100, 'never more points than samples')
+  const one = (await get('/api/dashboard/history/all?limit=1')).json()
+  t.equal(one.points.length, 1)
+  t.ok(Math.abs(one.points[0].height - 149.5) < 1e-6, 'one bucket is the mean of every sample')
+  const all = (await get('/api/dashboard/history?window=all&limit=3')).json()
+  t.equal(all.points.length, 3)
+  t.ok(Date.parse(all.to) - Date.parse(all.from) > 590_000, 'all spans the first to the last sample')
+})
+
+test('unknown window and bad limits answer 422', async (t) => {
+  for (const url of [
+    '/api/dashboard/history?window=1h',
+    '/api/dashboard/history/1d',
+    '/api/dashboard/history/ALL',
+    '/api/dashboard/history?limit=abc',
+    '/api/dashboard/history/5m?limit=1.5',
+  ]) {
+    const res = await app.inject({ method: 'GET', url, headers: { cookie } })
+    t.equal(res.statusCode, 422, url)
+    t.match(res.json().detail, /window|limit/, url)
+  }
+})
+
+test('long windows read the pre-aggregated rollups: bucket averages stay exact, at most limit points', async (t) => {
+  const t0 = Math.floor(Date.now() / 1000) - 3 * 86400
+  // A sample a minute for three days whose height grows with time, so any average of samples
+  // must equal the height at the samples' mean time.
+  await app.db.query(
+    `INSERT INTO metrics (sampled_at, height, mempool_tx)
+     SELECT to_timestamp($1::float8 + 60 * i), i, CASE WHEN i % 2 = 0 THEN 10 ELSE NULL END FROM generate_series(0, 4319) AS i`,
+    [t0],
+  )
+  const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM metrics_rollup WHERE width = 3600')
+  t.ok(rows[0].n >= 72, 'the insert trigger filled the hourly rollup')
+  for (const limit of [100, 7, 1]) {
+    const body = (
+      await app.inject({ method: 'GET', url: `/api/dashboard/history/all?limit=${limit}`, headers: { cookie } })
+    ).json()
+    t.ok(
+      body.points.length <= limit && body.points.length >= Math.min(limit, 30) / 2,
+      `${body.points.length} points for limit ${limit}`,
+    )
+    for (const [i, p] of body.points.entries()) {
+      if (i > 0) t.ok(p.t > body.points[i - 1].t, 'oldest first')
+      t.ok(Math.abs(p.height - (p.t - t0) / 60) < 1e-3, `bucket ${i} of ${limit}: height ${p.height} matches its mean time`)
+      t.equal(p.mempool_tx, 10, 'a column with gaps averages only its values')
+    }
+  }
+})
+
+test('the all window answer is reused until a sample is added', async (t) => {
+  await seed(100, 1000)
+  const get = async () =>
+    (await app.inject({ method: 'GET', url: '/api/dashboard/history/all?limit=5', headers: { cookie } })).json()
+  const first = await get()
+  t.same(await get(), first)
+  await app.db.query("INSERT INTO metrics (sampled_at, height) VALUES (now() + interval '1 second', 100000)")
+  const next = await get()
+  t.not(next.to, first.to)
+  t.ok(next.points.at(-1).height > first.points.at(-1).height, 'the new sample is in the answer')
+})

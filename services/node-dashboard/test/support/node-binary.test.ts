@@ -1,0 +1,46 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { test } from 'tap'
+import { rpc } from './http-client.ts'
+import { createNodeHost } from './node-host.ts'
+
+test('node-binary.sh behaves like `bitcoind -conf=... -daemon` (v30)', async (t) => {
+  // A long lock hold keeps the "still locked" step independent of how fast a loaded machine boots node.
+  const host = await createNodeHost({ lockHoldMs: 6000 })
+  t.teardown(() => host.cleanup())
+  await host.writeConf()
+
+  const first = await host.start()
+  t.equal(first.code, 0, 'the daemon parent exits 0')
+  t.equal(first.stdout, 'Bitcoin Core starting\n')
+  t.ok(host.isRunning(), 'the datadir lock is taken at once')
+  await host.waitReady()
+  t.ok(existsSync(path.join(host.datadir, 'bitcoind.pid')), 'pid file written')
+
+  const second = await host.start()
+  t.equal(second.code, 1, 'a second start fails')
+  t.equal(second.stderr, `Error: Cannot obtain a lock on directory ${host.lockDir}. Bitcoin Core is probably already running.\n`)
+
+  const stop = await rpc(host.url, 'stop')
+  t.equal(stop.json.result, 'Bitcoin Core stopping')
+  await t.rejects(rpc(host.url, 'getblockcount'), { code: 'ECONNREFUSED' }, 'the RPC port closes at once')
+  const early = await host.start()
+  t.equal(early.code, 1, 'a start while the old process still holds the lock fails')
+  t.match(early.stderr, 'Cannot obtain a lock on directory')
+
+  await host.waitExited()
+  t.notOk(existsSync(path.join(host.datadir, 'bitcoind.pid')), 'pid file removed on exit')
+  const again = await host.start()
+  t.equal(again.code, 0, 'start succeeds once the old process is gone')
+  await host.waitReady()
+})
+
+test('node-binary.sh reports a missing config file like bitcoind', async (t) => {
+  const host = await createNodeHost()
+  t.teardown(() => host.cleanup())
+  const missing = path.join(host.dir, "it's missing.conf")
+  const result = await host.start([`-conf=${missing}`, '-daemon'])
+  t.equal(result.code, 1)
+  t.equal(result.stderr, `Error: Error reading configuration file: specified config file "${missing}" could not be opened.\n`)
+  t.equal(result.stdout, '')
+})
