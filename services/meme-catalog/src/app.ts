@@ -1,6 +1,13 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createErrorHandler, createNotFoundHandler, type Database, databasePlugin, rateLimitPlugin } from '@app/common'
+import {
+  createErrorHandler,
+  createNotFoundHandler,
+  type Database,
+  databasePlugin,
+  documentDatabaseUnavailable,
+  rateLimitPlugin,
+} from '@app/common'
 import compress from '@fastify/compress'
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
@@ -13,7 +20,7 @@ import { mediaRoutes } from './media/routes.ts'
 import { corsOptions, parseOrigins } from './memes/cors.ts'
 import { memesRepositoryPlugin } from './memes/plugin.ts'
 import { memesRoutes } from './memes/routes.ts'
-import { addSharedSchemas } from './memes/schemas.ts'
+import { addSharedSchemas, databaseUnavailableResponse } from './memes/schemas.ts'
 import { moderationPlugin } from './moderation/plugin.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { searchSyncPlugin } from './search/plugin.ts'
@@ -21,6 +28,7 @@ import { skillRoutes } from './skill/routes.ts'
 import { tagsRepositoryPlugin, tagsRoutes } from './tags/routes.ts'
 import { uploadRoutes } from './uploads/routes.ts'
 import { webRoutes } from './web/routes.ts'
+import { applyMissingSecurityHeaders } from './web/security.ts'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
@@ -34,6 +42,15 @@ export interface AppOptions {
 export default async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions) {
   fastify.setErrorHandler(createErrorHandler({ messageKey: 'error', validationStatus: 400 }))
   fastify.setNotFoundHandler(createNotFoundHandler('error'))
+  // Root onSend: API answers, errors and 404s get baseline security headers too (pages set their stricter ones first).
+  fastify.addHook('onSend', async (_request, reply) => {
+    applyMissingSecurityHeaders(reply)
+  })
+  // The API and media answer 503 while PostgreSQL is unreachable; health, documents and pages do not.
+  documentDatabaseUnavailable(fastify, {
+    response: databaseUnavailableResponse,
+    databaseFree: ({ url }) => !/^\/(api|media)\//.test(url) || url === '/api/health',
+  })
   await fastify.register(databasePlugin, {
     url: config.DATABASE_URL,
     dataDir: path.join(config.DATA_DIR, 'pgdata'),

@@ -5,6 +5,7 @@ import {
   createNotFoundHandler,
   type Database,
   databasePlugin,
+  documentDatabaseUnavailable,
   type HttpError,
   rateLimitPlugin,
 } from '@app/common'
@@ -22,9 +23,11 @@ import { healthRoutes } from './health/routes.ts'
 import { historyRoutes } from './history/routes.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
+import { DatabaseUnavailableBody } from './schemas.ts'
 import { settingsPlugin } from './settings/plugin.ts'
 import { settingsRoutes } from './settings/routes.ts'
 import { webRoutes } from './web/routes.ts'
+import { securityHeaders } from './web/security.ts'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
@@ -44,6 +47,11 @@ export default async function nodeDashboard(fastify: FastifyInstance, { config, 
     return errorHandler.call(this, error, request, reply)
   })
   fastify.setNotFoundHandler(createNotFoundHandler('detail'))
+  // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
+  documentDatabaseUnavailable(fastify, {
+    response: DatabaseUnavailableBody,
+    databaseFree: ({ url }) => !url.startsWith('/api/') || url === '/api/health',
+  })
   await fastify.register(databasePlugin, {
     url: config.DATABASE_URL,
     dataDir: path.join(config.DATA_DIR, 'pgdata'),
@@ -54,6 +62,8 @@ export default async function nodeDashboard(fastify: FastifyInstance, { config, 
   // API answers and static assets are never cached (onSend: errors and 404s included, and it wins over any route).
   fastify.addHook('onSend', async (request, reply, payload) => {
     if (request.url.startsWith('/api/') || request.url.startsWith('/static/')) reply.header('Cache-Control', 'no-store')
+    // JSON answers (errors included) get the shell's hardening headers too: nosniff, no framing, a deny-all CSP.
+    for (const [name, value] of Object.entries(securityHeaders)) if (!reply.hasHeader(name)) reply.header(name, value)
     return payload
   })
   // Signs session cookies and derives the key that encrypts stored node secrets.

@@ -17,6 +17,7 @@ import {
   RateLimit,
   ref,
   tooManyRequestsResponse,
+  unavailableResponse,
   withRateLimitHeaders,
 } from './schemas.ts'
 
@@ -78,7 +79,9 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
           200: withRateLimitHeaders(ref(MemeListResponse), 'One page of memes.'),
           400: errorResponse('An invalid parameter (named in the message) or a query without a searchable word.'),
           429: tooManyRequestsResponse,
-          503: errorResponse('Only right after start-up, while the search index loads: retry after Retry-After seconds.'),
+          503: unavailableResponse(
+            'Right after start-up while the search index loads, or while the database is unreachable: retry after Retry-After seconds.',
+          ),
         },
       },
     },

@@ -130,6 +130,16 @@ export function withRateLimitHeaders<T extends TSchema>(schema: T, description: 
 // A description beside $ref: @fastify/swagger takes it as the response's description.
 export const errorResponse = (description: string) => ref(ErrorBody, { description })
 
+/** A 503 answer: Error body and Retry-After. */
+export const unavailableResponse = (description: string) =>
+  ref(ErrorBody, {
+    description,
+    headers: { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying.' } },
+  })
+
+/** 503 of every database-backed route: PostgreSQL is unreachable (see documentDatabaseUnavailable). */
+export const databaseUnavailableResponse = unavailableResponse('The database is unreachable; retry after Retry-After seconds.')
+
 /** 429: Error body, Retry-After plus the RateLimit-* headers (remaining 0). */
 export const tooManyRequestsResponse = ref(ErrorBody, {
   description: 'Rate limited; retry after Retry-After seconds.',

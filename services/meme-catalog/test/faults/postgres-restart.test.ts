@@ -67,6 +67,27 @@ test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery withou
     }
   })()
 
+  // Each kind of call and its operation in the OpenAPI document: what it answered must be listed there.
+  const operations: Record<string, [string, string]> = {
+    upload: ['post', '/api/memes'],
+    list: ['get', '/api/memes'],
+    search: ['get', '/api/memes'],
+    tags: ['get', '/api/tags'],
+    health: ['get', '/api/health'],
+    read: ['get', '/api/memes/{id}'],
+    media: ['get', '/media/{id}'],
+  }
+  const doc = (await b.inject({ url: '/openapi.json' })).json()
+  const undocumented = (list: Answer[]) => [
+    ...new Set(
+      list
+        .filter((x) => {
+          const [method, route] = operations[x.kind] as [string, string]
+          return !doc.paths[route]?.[method]?.responses?.[String(x.status)]
+        })
+        .map((x) => `${x.kind} ${x.status}`),
+    ),
+  ]
   const byStatus = (list: Answer[]) =>
     list.reduce<Record<string, number>>((acc, x) => {
       acc[`${x.kind} ${x.status}`] = (acc[`${x.kind} ${x.status}`] ?? 0) + 1
@@ -108,6 +129,7 @@ test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery withou
       [],
       'every 503 has {"error"} and Retry-After',
     )
+    t.same(undocumented(down), [], 'every status answered while down is documented for its route')
     t.equal(down.filter((x) => x.kind === 'upload' && x.status < 300).length, 0, 'no upload is accepted while down')
     const slowest = Math.max(...down.map((x) => x.endedAt - x.startedAt))
     t.ok(slowest < 3500, `slowest answer while down: ${slowest} ms (fail fast, < 3.5 s)`)

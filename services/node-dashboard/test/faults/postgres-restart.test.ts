@@ -90,6 +90,29 @@ test('PostgreSQL stopped and restarted: the dashboard answers 503 fast, then rec
     [],
     'every error while down has {"detail"}',
   )
+  // Each kind of call and its operation in the OpenAPI document: what it answered must be listed there.
+  const operations: Record<string, [string, string]> = {
+    settings: ['get', '/api/settings'],
+    summary: ['get', '/api/dashboard/summary'],
+    history: ['get', '/api/dashboard/history'],
+    rpc: ['post', '/api/rpc/call'],
+    health: ['get', '/api/health'],
+  }
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  t.same(
+    [
+      ...new Set(
+        down
+          .filter((x) => {
+            const [method, route] = operations[x.kind] as [string, string]
+            return !doc.paths[route]?.[method]?.responses?.[String(x.status)]
+          })
+          .map((x) => `${x.kind} ${x.status}`),
+      ),
+    ],
+    [],
+    'every status answered while down is documented for its route',
+  )
   const slowest = Math.max(...down.map((x) => x.endedAt - x.startedAt))
   t.ok(slowest < 3500, `slowest answer while down: ${slowest} ms (fail fast, < 3.5 s)`)
   t.ok(recoveredAt, 'the same session works again after PostgreSQL came back, without restarting the service')
