@@ -117,6 +117,36 @@ test('long windows read the pre-aggregated rollups: bucket averages stay exact, 
   }
 })
 
+test('rollup rows that share an output bucket are averaged by their sample counts', async (t) => {
+  const t0 = Math.floor(Date.now() / 1000 / 3600) * 3600 - 4 * 86400
+  // Per even hour boundary: one sample 30 s before it (the end of one hourly row) and two 30 s after
+  // it (the start of the next), so neighbouring rows have mean times a minute apart; height = offset.
+  await app.db.query(
+    `INSERT INTO metrics (sampled_at, height, mempool_tx)
+     SELECT to_timestamp($1::float8 + o), o, 7
+     FROM (SELECT 7200 * j + d AS o FROM generate_series(1, 35) AS j, unnest(ARRAY[-30, 30, 31]) AS d) AS s`,
+    [t0],
+  )
+  // A last sample making the span 110 buckets of exactly 2400 s: each pair sits at the start of one.
+  const last = 7200 - 30 + 110 * 2400
+  await app.db.query('INSERT INTO metrics (sampled_at, height, mempool_tx) VALUES (to_timestamp($1::float8), $2, 7)', [
+    t0 + last,
+    last,
+  ])
+  const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM metrics_rollup WHERE width = 3600')
+  const body = (await app.inject({ method: 'GET', url: '/api/dashboard/history/all?limit=110', headers: { cookie } })).json()
+  t.equal(rows[0].n, 71, 'two hourly rows per boundary and one for the last sample')
+  t.equal(body.points.length, 36, 'each pair of rows is one point')
+  for (const [i, p] of body.points.entries()) {
+    // One sample at -30 and two at +30/+31: the mean of the three, not of the two rows.
+    const mean = i < 35 ? 7200 * (i + 1) + 31 / 3 : last
+    t.ok(Math.abs(p.t - (t0 + mean)) < 1e-6, `point ${i} is at its samples' mean time`)
+    t.ok(Math.abs(p.height - mean) < 1e-6, `point ${i} averages its samples`)
+    t.equal(p.mempool_tx, 7)
+    t.same(Object.keys(p), Object.keys(body.points[0]), 'merged points have the same fields')
+  }
+})
+
 test('the all window answer is reused until a sample is added', async (t) => {
   await seed(100, 1000)
   const get = async () =>
