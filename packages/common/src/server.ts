@@ -29,7 +29,11 @@ export function fastifyOptions(
     frameworkErrors: (error, _request, reply) => {
       const status = error.code === 'FST_ERR_BAD_URL' ? validationStatus : (error.statusCode ?? 400)
       // The reply is not typed for a route here; the body is the service's error shape.
-      ;(reply as FastifyReply).code(status).send({ [messageKey]: error.message })
+      // Sent before routing, past the services' onSend hooks: the API's baseline headers are set here.
+      ;(reply as FastifyReply)
+        .code(status)
+        .headers(errorAnswerHeaders)
+        .send({ [messageKey]: error.message })
     },
     logger: {
       level: config.LOG_LEVEL,
@@ -49,6 +53,15 @@ export function fastifyOptions(
     // The embedded database's first start (WASM init + migrations) can take a while on a slow disk.
     pluginTimeout: 120_000,
   }
+}
+
+/** Headers of a JSON error answered before routing: not cached, not sniffed, not framed, no referrer. */
+export const errorAnswerHeaders: Record<string, string> = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
 }
 
 /** Marks a response as not to be stored by any cache. */

@@ -70,4 +70,10 @@ test('errors Fastify answers before routing carry the service body shape', async
   const longParam = await app.inject(`/items/${'x'.repeat(200)}`)
   t.equal(longParam.statusCode, 414)
   t.same(Object.keys(longParam.json()), ['detail'], 'over-long parameter: {detail} only')
+  for (const res of [badUrl, longParam]) {
+    // Answered before routing, past the services' onSend hooks: the headers are set by the handler.
+    t.equal(res.headers['cache-control'], 'no-store')
+    t.equal(res.headers['x-content-type-options'], 'nosniff')
+    t.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'")
+  }
 })
