@@ -22,7 +22,11 @@ export const configSchema = Type.Object({
     description: 'caption provider: ocr, openai or none',
   }),
   CAPTIONER_URL: Type.Optional(
-    Type.String({ pattern: '^https?://', description: 'base URL of an OpenAI-compatible API (e.g. http://127.0.0.1:11434/v1)' }),
+    // No user:password@ in it: errors and logs name the URL, so credentials go in CAPTIONER_API_KEY.
+    Type.String({
+      pattern: '^https?://[^/?#@]+([/?#].*)?$',
+      description: 'base URL of an OpenAI-compatible API (e.g. http://127.0.0.1:11434/v1), without credentials',
+    }),
   ),
   CAPTIONER_API_KEY: Type.Optional(Type.String({ description: 'bearer key of the captioner API (secret)' })),
   CAPTIONER_MODEL: Type.String({ default: 'gpt-4o-mini', minLength: 1, description: 'model name sent to the captioner API' }),

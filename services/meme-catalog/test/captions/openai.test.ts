@@ -167,6 +167,12 @@ test('CAPTIONER=openai without CAPTIONER_URL fails at start-up', async (t) => {
   )
 })
 
+test('CAPTIONER_URL with credentials in it is refused without echoing them', async (t) => {
+  const error = t.throws(() => loadConfig(configSchema, { CAPTIONER_URL: 'http://user:hunter2-pw@127.0.0.1:1/v1' })) as Error
+  t.match(error.message, /CAPTIONER_URL/)
+  t.notMatch(error.message, /hunter2-pw/)
+})
+
 test('chatCompletion helper builds what the client parses', async (t) => {
   t.same(JSON.parse(chatCompletion('{"caption":"x"}')).choices[0].message.content, '{"caption":"x"}')
 })
