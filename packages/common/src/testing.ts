@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -45,4 +46,35 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await rm(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** Whether something accepts TCP connections at a redis:// URL (tests that need Redis skip without it). */
+export async function redisReachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port || 6379), hostname)
+    const done = (up: boolean) => {
+      socket.destroy()
+      resolve(up)
+    }
+    socket.setTimeout(500)
+    socket.once('connect', () => done(true))
+    socket.once('error', () => done(false))
+    socket.once('timeout', () => done(false))
+  })
+}
+
+/** A call a test made, by its OpenAPI operation, and the status it got. */
+export interface AnsweredCall {
+  operation: readonly [method: string, path: string]
+  status: number
+}
+
+/** "GET /api/x 503" for every status an OpenAPI document does not list for the operation that answered it. */
+export function undocumentedAnswers(
+  doc: { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> },
+  calls: AnsweredCall[],
+): string[] {
+  const missing = calls.filter(({ operation: [method, path], status }) => !doc.paths[path]?.[method]?.responses?.[String(status)])
+  return [...new Set(missing.map(({ operation: [method, path], status }) => `${method.toUpperCase()} ${path} ${status}`))]
 }

@@ -1,8 +1,8 @@
-import net from 'node:net'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { createErrorHandler } from '../src/errors.ts'
 import { rateLimitPlugin } from '../src/rate-limit.ts'
+import { redisReachable } from '../src/testing.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -73,22 +73,7 @@ test('a new window restores the budget', async (t) => {
   t.equal((await app.inject('/read')).statusCode, 200)
 })
 
-async function redisAvailable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL)
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port || 6379), hostname)
-    const done = (up: boolean) => {
-      socket.destroy()
-      resolve(up)
-    }
-    socket.setTimeout(500)
-    socket.once('connect', () => done(true))
-    socket.once('error', () => done(false))
-    socket.once('timeout', () => done(false))
-  })
-}
-
-const redisUp = await redisAvailable()
+const redisUp = await redisReachable(REDIS_URL)
 if (!redisUp) console.log(`# NOTICE: Redis not reachable at ${REDIS_URL}; the shared-store test is skipped`)
 
 test('with Redis, two instances share one count', {

@@ -1,4 +1,5 @@
 import { startPrivatePostgres, unavailableReason } from '@app/common/fuzz'
+import { undocumentedAnswers } from '@app/common/testing'
 import type { InjectOptions } from 'fastify'
 import { test } from 'tap'
 import { FUZZ_ENV } from '../fuzz/support.ts'
@@ -78,16 +79,11 @@ test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery withou
     media: ['get', '/media/{id}'],
   }
   const doc = (await b.inject({ url: '/openapi.json' })).json()
-  const undocumented = (list: Answer[]) => [
-    ...new Set(
-      list
-        .filter((x) => {
-          const [method, route] = operations[x.kind] as [string, string]
-          return !doc.paths[route]?.[method]?.responses?.[String(x.status)]
-        })
-        .map((x) => `${x.kind} ${x.status}`),
-    ),
-  ]
+  const undocumented = (list: Answer[]) =>
+    undocumentedAnswers(
+      doc,
+      list.map((x) => ({ operation: operations[x.kind] as [string, string], status: x.status })),
+    )
   const byStatus = (list: Answer[]) =>
     list.reduce<Record<string, number>>((acc, x) => {
       acc[`${x.kind} ${x.status}`] = (acc[`${x.kind} ${x.status}`] ?? 0) + 1

@@ -1,4 +1,4 @@
-import net from 'node:net'
+import { redisReachable } from '@app/common/testing'
 import { test } from 'tap'
 import { build } from '../helper.ts'
 import { addMeme, eventually, ready } from '../memes/fixtures.ts'
@@ -7,22 +7,7 @@ import { pngImage, uploadRequest } from '../uploads/fixtures.ts'
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const ADMIN_TOKEN = 'scale-out-admin-token-5c8e2a'
 
-async function redisAvailable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL)
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port || 6379), hostname)
-    const done = (up: boolean) => {
-      socket.destroy()
-      resolve(up)
-    }
-    socket.setTimeout(500)
-    socket.once('connect', () => done(true))
-    socket.once('error', () => done(false))
-    socket.once('timeout', () => done(false))
-  })
-}
-
-const redisUp = await redisAvailable()
+const redisUp = await redisReachable(REDIS_URL)
 if (!redisUp) console.log(`# NOTICE: Redis not reachable at ${REDIS_URL}; the shared read-limit test is skipped`)
 
 const octet = () => 1 + Math.floor(Math.random() * 250)

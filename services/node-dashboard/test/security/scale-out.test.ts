@@ -1,4 +1,4 @@
-import net from 'node:net'
+import { redisReachable } from '@app/common/testing'
 import { test } from 'tap'
 import { build, TEST_PASSWORD } from '../helper.ts'
 
@@ -9,22 +9,7 @@ import { build, TEST_PASSWORD } from '../helper.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-async function redisAvailable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL)
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port || 6379), hostname)
-    const done = (up: boolean) => {
-      socket.destroy()
-      resolve(up)
-    }
-    socket.setTimeout(500)
-    socket.once('connect', () => done(true))
-    socket.once('error', () => done(false))
-    socket.once('timeout', () => done(false))
-  })
-}
-
-const redisUp = await redisAvailable()
+const redisUp = await redisReachable(REDIS_URL)
 if (!redisUp) console.log(`# NOTICE: Redis not reachable at ${REDIS_URL}; the shared failure-count test is skipped`)
 
 // A fresh client address per run: the Redis counts outlive the test (until their window ends).
