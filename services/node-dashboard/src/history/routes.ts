@@ -6,6 +6,7 @@ import { metricsRepository } from './repository.ts'
 import {
   DEFAULT_LIMIT,
   DEFAULT_WINDOW,
+  HISTORY_FIELDS,
   HistoryParams,
   HistoryPathQuery,
   HistoryQuery,
@@ -35,7 +36,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const seconds = WINDOWS[window]
     const now = Date.now() / 1000
     const range = seconds === null ? await metrics.extent() : { from: now - seconds, to: now }
-    if (!range) return { window, limit, from: null, to: null, bucket_seconds: null, points: [] }
+    if (!range) return { window, limit, from: null, to: null, bucket_seconds: null, fields: [...HISTORY_FIELDS], points: [] }
     if (seconds === null) {
       const key = `${limit}:${range.from}:${range.to}`
       if (lastAll?.key !== key) lastAll = { key, json: await answer(window, limit, range) }
@@ -53,12 +54,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       from: new Date(range.from * 1000).toISOString(),
       to: new Date(range.to * 1000).toISOString(),
       bucket_seconds: (range.to - range.from) / limit,
+      fields: HISTORY_FIELDS,
     })
     return `${head.slice(0, -1)},"points":${points}}`
   }
 
   const response = { 200: HistoryResponse, 401: ErrorBody, 422: ErrorBody }
-  const description = `Bucket averages of the sampled metrics, oldest first. window: 5m, 30m, 2h, 6h or all (default ${DEFAULT_WINDOW}); limit clamped to 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`
+  const description = `Bucket averages of the sampled metrics, oldest first, each point an array of values named by fields. window: 5m, 30m, 2h, 6h or all (default ${DEFAULT_WINDOW}); limit clamped to 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`
 
   fastify.get(
     '/api/dashboard/history',

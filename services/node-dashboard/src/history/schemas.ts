@@ -23,11 +23,17 @@ export const HistoryQuery = Type.Object({
 export const HistoryPathQuery = Type.Object({ limit })
 export const HistoryParams = Type.Object({ window: WindowSchema })
 
+/** The order of the values in each point: the bucket time, then every sampled metric. */
+export const HISTORY_FIELDS = ['t', ...METRIC_NAMES] as const
+
 // A type list, not anyOf: the serializer writes 20000 points of these without trying each branch.
 const nullableNumber = Type.Unsafe<number | null>({ type: ['number', 'null'] })
-export const HistoryPoint = Type.Object({
-  t: Type.Number({ description: 'unix time (seconds) of the bucket: the mean time of its samples' }),
-  ...Object.fromEntries(METRIC_NAMES.map((name) => [name, nullableNumber])),
+export const HistoryPoint = Type.Array(nullableNumber, {
+  minItems: HISTORY_FIELDS.length,
+  maxItems: HISTORY_FIELDS.length,
+  description:
+    'one bucket: its values in the order of `fields`. t is the unix time (seconds) of the bucket, the mean time of ' +
+    'its samples; each metric is the average of the samples that reported it, null when none did',
 })
 
 export const HistoryResponse = Type.Object({
@@ -36,5 +42,10 @@ export const HistoryResponse = Type.Object({
   from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   bucket_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'width of one bucket' }),
-  points: Type.Array(HistoryPoint, { description: 'bucket averages, oldest first, at most limit' }),
+  fields: Type.Array(Type.String(), {
+    description: `the name of each value of a point, in order: ${HISTORY_FIELDS.join(', ')}`,
+  }),
+  points: Type.Array(HistoryPoint, {
+    description: 'bucket averages, oldest first, at most limit; rows of values named by fields (no key repeated 20000 times)',
+  }),
 })

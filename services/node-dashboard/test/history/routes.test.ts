@@ -1,4 +1,5 @@
 import t from 'tap'
+import { HISTORY_FIELDS } from '../../src/history/schemas.ts'
 import { build, login } from '../helper.ts'
 
 // One instance for the file; each test starts from empty metrics.
@@ -9,6 +10,15 @@ t.beforeEach(async () => {
   await app.db.query('DELETE FROM metrics')
   await app.db.query('DELETE FROM metrics_rollup')
 })
+
+/** The answer with its points as objects, once their format holds: rows of values in the order of `fields`. */
+function named(body: any): any {
+  if (JSON.stringify(body.fields) !== JSON.stringify(HISTORY_FIELDS)) throw new Error(`fields: ${body.fields}`)
+  const bad = body.points.find((p: unknown) => !Array.isArray(p) || p.length !== HISTORY_FIELDS.length)
+  if (bad) throw new Error(`a point is not a row of ${HISTORY_FIELDS.length} values: ${JSON.stringify(bad)}`)
+  const points = body.points.map((p: unknown[]) => Object.fromEntries(HISTORY_FIELDS.map((f, i) => [f, p[i]])))
+  return { ...body, points }
+}
 
 /** `count` samples evenly spread over the last `spanSeconds`, height = index (oldest 0). */
 async function seed(count: number, spanSeconds: number) {
@@ -25,7 +35,7 @@ test('history downsamples to at most limit bucket averages, oldest first, echoin
   const res = await app.inject({ method: 'GET', url: '/api/dashboard/history?window=2h&limit=10', headers: { cookie } })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['cache-control'], 'no-store')
-  const body = res.json()
+  const body = named(res.json())
   t.equal(body.window, '2h')
   t.equal(body.limit, 10)
   t.equal(body.bucket_seconds, 720)
@@ -44,7 +54,7 @@ test('history downsamples to at most limit bucket averages, oldest first, echoin
 
   const path = await app.inject({ method: 'GET', url: '/api/dashboard/history/30m?limit=5', headers: { cookie } })
   t.match(path.json(), { window: '30m', limit: 5 })
-  const recent = path.json().points
+  const recent = named(path.json()).points
   t.ok(recent.length <= 5 && recent.length > 0)
   t.ok(recent[0].height >= 740, 'only the last 30 minutes')
 })
@@ -52,26 +62,35 @@ test('history downsamples to at most limit bucket averages, oldest first, echoin
 test('defaults, limit clamping and the all window', async (t) => {
   const get = (url: string) => app.inject({ method: 'GET', url, headers: { cookie } })
   const empty = (await get('/api/dashboard/history')).json()
-  t.same(empty, { window: '30m', limit: 500, from: empty.from, to: empty.to, bucket_seconds: 3.6, points: [] })
+  t.same(empty, {
+    window: '30m',
+    limit: 500,
+    from: empty.from,
+    to: empty.to,
+    bucket_seconds: 3.6,
+    fields: HISTORY_FIELDS,
+    points: [],
+  })
   t.same((await get('/api/dashboard/history/all')).json(), {
     window: 'all',
     limit: 500,
     from: null,
     to: null,
     bucket_seconds: null,
+    fields: HISTORY_FIELDS,
     points: [],
   })
   await seed(300, 600)
   t.equal((await get('/api/dashboard/history?limit=0')).json().limit, 1)
   t.equal((await get('/api/dashboard/history?limit=-7')).json().limit, 1)
   t.equal((await get('/api/dashboard/history?limit=20000')).json().limit, 20000)
-  const huge = (await get('/api/dashboard/history/5m?limit=999999')).json()
+  const huge = named((await get('/api/dashboard/history/5m?limit=999999')).json())
   t.equal(huge.limit, 20000)
   t.ok(huge.points.length <= 150 && huge.points.length > 100, 'never more points than samples')
-  const one = (await get('/api/dashboard/history/all?limit=1')).json()
+  const one = named((await get('/api/dashboard/history/all?limit=1')).json())
   t.equal(one.points.length, 1)
   t.ok(Math.abs(one.points[0].height - 149.5) < 1e-6, 'one bucket is the mean of every sample')
-  const all = (await get('/api/dashboard/history?window=all&limit=3')).json()
+  const all = named((await get('/api/dashboard/history?window=all&limit=3')).json())
   t.equal(all.points.length, 3)
   t.ok(Date.parse(all.to) - Date.parse(all.from) > 590_000, 'all spans the first to the last sample')
 })
@@ -93,18 +112,25 @@ test('unknown window and bad limits answer 422', async (t) => {
 test('long windows read the pre-aggregated rollups: bucket averages stay exact, at most limit points', async (t) => {
   const t0 = Math.floor(Date.now() / 1000) - 3 * 86400
   // A sample a minute for three days whose height grows with time, so any average of samples
-  // must equal the height at the samples' mean time.
-  await app.db.query(
-    `INSERT INTO metrics (sampled_at, height, mempool_tx)
-     SELECT to_timestamp($1::float8 + 60 * i), i, CASE WHEN i % 2 = 0 THEN 10 ELSE NULL END FROM generate_series(0, 4319) AS i`,
-    [t0],
-  )
+  // must equal the height at the samples' mean time. The later half first: the rollup rows are then
+  // stored out of time order, as after a backfill, and the read must still put them in order.
+  for (const [first, last] of [
+    [2160, 4319],
+    [0, 2159],
+  ]) {
+    await app.db.query(
+      `INSERT INTO metrics (sampled_at, height, mempool_tx)
+       SELECT to_timestamp($1::float8 + 60 * i), i, CASE WHEN i % 2 = 0 THEN 10 ELSE NULL END
+       FROM generate_series($2::int, $3::int) AS i`,
+      [t0, first, last],
+    )
+  }
   const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM metrics_rollup WHERE width = 3600')
   t.ok(rows[0].n >= 72, 'the insert trigger filled the hourly rollup')
   for (const limit of [100, 7, 1]) {
-    const body = (
-      await app.inject({ method: 'GET', url: `/api/dashboard/history/all?limit=${limit}`, headers: { cookie } })
-    ).json()
+    const body = named(
+      (await app.inject({ method: 'GET', url: `/api/dashboard/history/all?limit=${limit}`, headers: { cookie } })).json(),
+    )
     t.ok(
       body.points.length <= limit && body.points.length >= Math.min(limit, 30) / 2,
       `${body.points.length} points for limit ${limit}`,
@@ -134,7 +160,9 @@ test('rollup rows that share an output bucket are averaged by their sample count
     last,
   ])
   const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM metrics_rollup WHERE width = 3600')
-  const body = (await app.inject({ method: 'GET', url: '/api/dashboard/history/all?limit=110', headers: { cookie } })).json()
+  const body = named(
+    (await app.inject({ method: 'GET', url: '/api/dashboard/history/all?limit=110', headers: { cookie } })).json(),
+  )
   t.equal(rows[0].n, 71, 'two hourly rows per boundary and one for the last sample')
   t.equal(body.points.length, 36, 'each pair of rows is one point')
   for (const [i, p] of body.points.entries()) {
@@ -150,7 +178,7 @@ test('rollup rows that share an output bucket are averaged by their sample count
 test('the all window answer is reused until a sample is added', async (t) => {
   await seed(100, 1000)
   const get = async () =>
-    (await app.inject({ method: 'GET', url: '/api/dashboard/history/all?limit=5', headers: { cookie } })).json()
+    named((await app.inject({ method: 'GET', url: '/api/dashboard/history/all?limit=5', headers: { cookie } })).json())
   const first = await get()
   t.same(await get(), first)
   await app.db.query("INSERT INTO metrics (sampled_at, height) VALUES (now() + interval '1 second', 100000)")

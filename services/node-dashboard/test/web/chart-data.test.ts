@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { formatBytes, formatDuration, formatHashrate, formatInt } from '../../web/src/format.ts'
-import { pointTime, rateSeries, seriesOf } from '../../web/src/screens/chart-data.ts'
+import { pointsOf, pointTime, rateSeries, seriesOf } from '../../web/src/screens/chart-data.ts'
 import { normalizeCatalog } from '../../web/src/screens/rpc-catalog.ts'
 
 test('history points become uPlot columns', async (t) => {
@@ -8,6 +8,24 @@ test('history points become uPlot columns', async (t) => {
   t.equal(pointTime({ t: 1_795_239_461_000 }), 1_795_239_461)
   t.equal(pointTime({ t: 1_795_239_461 }), 1_795_239_461)
   t.same(seriesOf([{ height: 1 }, { height: null }, { blocks: 3 }], 'height', 'blocks'), [1, null, 3])
+})
+
+test('history rows named by fields become points', async (t) => {
+  const body = {
+    fields: ['t', 'height', 'peers_in'],
+    points: [
+      [10, 1, null],
+      [20, 2, 8],
+    ],
+  }
+  t.same(pointsOf(body), [
+    { t: 10, height: 1, peers_in: null },
+    { t: 20, height: 2, peers_in: 8 },
+  ])
+  t.same(seriesOf(pointsOf(body), 'height'), [1, 2])
+  t.same(pointsOf({ points: [{ t: 1, height: 5 }] }), [{ t: 1, height: 5 }], 'objects pass as they are')
+  t.same(pointsOf({}), [])
+  t.same(pointsOf(null), [])
 })
 
 test('byte counters turn into rates, with a gap where the node restarted', async (t) => {

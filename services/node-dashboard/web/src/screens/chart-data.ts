@@ -3,6 +3,22 @@ import { pick } from '../pick.ts'
 /** One history sample as the API returns it. */
 export type Point = Record<string, unknown>
 
+/** The history answer's points as objects: each a row of values named by `fields` (objects pass as they are). */
+export function pointsOf(body: unknown): Point[] {
+  if (Array.isArray(body)) return body
+  const answer = (body ?? {}) as { fields?: unknown; points?: unknown }
+  const points = Array.isArray(answer.points) ? answer.points : []
+  const fields = Array.isArray(answer.fields) ? answer.fields.map(String) : null
+  return points.map((point): Point => {
+    if (!Array.isArray(point)) return (point ?? {}) as Point
+    const named: Point = {}
+    fields?.forEach((field, i) => {
+      named[field] = point[i]
+    })
+    return named
+  })
+}
+
 /** Seconds since the epoch (uPlot's time scale) from an ISO string, or seconds/milliseconds. */
 export function pointTime(point: Point): number {
   const raw = pick(point, 'time', 't', 'ts', 'sampled_at', 'at', 'timestamp', 'bucket')

@@ -4,7 +4,7 @@ import { ApiError, api, describeError } from '../api.ts'
 import { h, replace } from '../dom.ts'
 import { formatHashrate, formatInt, formatRate } from '../format.ts'
 import type { ScreenContext } from '../main.ts'
-import { type Point, pointTime, rateSeries, seriesOf } from './chart-data.ts'
+import { type Point, pointsOf, pointTime, rateSeries, seriesOf } from './chart-data.ts'
 
 export const windows = ['5m', '30m', '2h', '6h', 'all'] as const
 type Window = (typeof windows)[number]
@@ -140,7 +140,7 @@ export function mountCharts(view: HTMLElement, _ctx: ScreenContext): () => void 
     try {
       const body = await api<Record<string, any>>('GET', `/api/dashboard/history/${wanted}?limit=${limit}`)
       if (stopped || wanted !== current) return
-      const points: Point[] = Array.isArray(body) ? body : (body.points ?? body.samples ?? body.data ?? [])
+      const points = pointsOf(body)
       const times = points.map(pointTime)
       destroyPlots()
       replace(info, `${points.length} points in window ${body.window ?? wanted} (limit ${body.limit ?? limit}).`)
