@@ -36,31 +36,33 @@ export function rollupWidth(spanSeconds: number, bucketSeconds: number): number 
 export const slotOf = (t: number, from: number, width: number, buckets: number) =>
   Math.max(0, Math.min(Math.floor((t - from) / width), buckets - 1))
 
-function slotCounts(slots: number[]): Map<number, number> {
-  const counts = new Map<number, number>()
-  for (const slot of slots) counts.set(slot, (counts.get(slot) ?? 0) + 1)
-  return counts
+/** Indexes of `times` in ascending order (as they are when already sorted, the usual case). */
+export function timeOrder(times: number[]): number[] {
+  const order = times.map((_, i) => i)
+  for (let i = 1; i < times.length; i++) {
+    if ((times[i] as number) <= (times[i - 1] as number)) return order.sort((a, b) => (times[a] as number) - (times[b] as number))
+  }
+  return order
 }
 
 /**
- * The points as one JSON array in time order: a row alone in its output bucket as stored, the rows
- * sharing one as that bucket's merged point (once). The input order may be any.
+ * The points as one JSON array in time order (`order`, from timeOrder): a row alone in its output bucket
+ * as stored, a run of rows sharing one (slots rise with time) as that bucket's merged point.
  */
-export function joinPoints(points: string[], times: number[], slots: number[], merged: Map<number, string>): string {
-  const order = times.map((_, i) => i).sort((a, b) => (times[a] as number) - (times[b] as number))
-  const counts = slotCounts(slots)
+export function joinPoints(points: string[], order: number[], slots: number[], merged: Map<number, string>): string {
   const parts: string[] = []
-  const done = new Set<number>()
-  for (const i of order) {
-    const slot = slots[i] as number
-    if ((counts.get(slot) as number) === 1) parts.push(points[i] as string)
-    else if (!done.has(slot)) {
+  for (let k = 0; k < order.length; ) {
+    const slot = slots[order[k] as number] as number
+    let end = k + 1
+    while (end < order.length && slots[order[end] as number] === slot) end++
+    if (end - k === 1) parts.push(points[order[k] as number] as string)
+    else {
       const point = merged.get(slot)
       // Never an answer with a hole: PostgreSQL grouped these rows with the same arithmetic.
       if (point === undefined) throw new Error(`history: no merged point for output bucket ${slot}`)
-      done.add(slot)
       parts.push(point)
     }
+    k = end
   }
   return `[${parts.join(',')}]`
 }
@@ -132,20 +134,16 @@ export function metricsRepository(db: Queryable) {
     if (!row?.points || !row.times) return '[]'
     const times = row.times.split(',').map(Number)
     const slots = times.map((t) => slotOf(t, from, width, buckets))
-    let ordered = true
-    let shared = false
-    for (let i = 1; i < times.length; i++) {
-      if ((times[i] as number) <= (times[i - 1] as number)) ordered = false
-      else if (slots[i] === slots[i - 1]) shared = true
+    const order = timeOrder(times)
+    const shared: number[] = []
+    for (let k = 1; k < order.length; k++) {
+      const [i, j] = [order[k] as number, order[k - 1] as number]
+      if (slots[i] === slots[j]) shared.push(times[i] as number, times[j] as number)
     }
-    // The usual case: rows in time order, one per output bucket.
-    if (ordered && !shared) return `[${row.points.replaceAll('\n', ',')}]`
-    const counts = slotCounts(slots)
-    const merged = await mergedPoints(
-      times.filter((_, i) => (counts.get(slots[i] as number) as number) > 1),
-      { from, buckets, width, level },
-    )
-    return joinPoints(row.points.split('\n'), times, slots, merged)
+    // The usual case: rows already in time order, one per output bucket.
+    if (shared.length === 0 && order.every((i, k) => i === k)) return `[${row.points.replaceAll('\n', ',')}]`
+    const merged = shared.length > 0 ? await mergedPoints(shared, { from, buckets, width, level }) : new Map()
+    return joinPoints(row.points.split('\n'), order, slots, merged)
   }
 
   /** The averaged point of each output bucket that takes several rollup rows (given by their mean times). */

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { joinPoints, rollupWidth, slotOf } from '../../src/history/repository.ts'
+import { joinPoints, rollupWidth, slotOf, timeOrder } from '../../src/history/repository.ts'
 
 test('slotOf: equal slices of the window, the end clamped into the last one', async (t) => {
   t.equal(slotOf(100, 100, 10, 5), 0)
@@ -9,11 +9,18 @@ test('slotOf: equal slices of the window, the end clamped into the last one', as
 })
 
 test('joinPoints: time order whatever the input order; shared buckets give their merged point once', async (t) => {
-  t.equal(joinPoints(['[3]', '[1]', '[2]'], [3, 1, 2], [2, 0, 1], new Map()), '[[1],[2],[3]]')
-  const merged = new Map([[0, '[1.25]']])
-  t.equal(joinPoints(['[3]', '[1.5]', '[1]'], [3, 1.5, 1], [1, 0, 0], merged), '[[1.25],[3]]')
-  t.equal(joinPoints([], [], [], new Map()), '[]')
-  t.throws(() => joinPoints(['[1]', '[2]'], [1, 2], [0, 0], new Map()), /no merged point/)
+  const join = (points: string[], times: number[], slots: number[], merged = new Map<number, string>()) =>
+    joinPoints(points, timeOrder(times), slots, merged)
+  t.equal(join(['[3]', '[1]', '[2]'], [3, 1, 2], [2, 0, 1]), '[[1],[2],[3]]')
+  t.equal(join(['[3]', '[1.5]', '[1]'], [3, 1.5, 1], [1, 0, 0], new Map([[0, '[1.25]']])), '[[1.25],[3]]')
+  t.equal(join(['[1]', '[2]', '[3]', '[4]'], [1, 2, 3, 4], [0, 1, 1, 1], new Map([[1, '[3]']])), '[[1],[3]]')
+  t.equal(join([], [], []), '[]')
+  t.throws(() => join(['[1]', '[2]'], [1, 2], [0, 0]), /no merged point/)
+})
+
+test('timeOrder: the identity when sorted, else ascending indexes', async (t) => {
+  t.same(timeOrder([1, 2, 3]), [0, 1, 2])
+  t.same(timeOrder([5, 1, 3]), [1, 2, 0])
 })
 
 test('rollupWidth: samples up to 6 hours or for narrow buckets, else the narrowest rollup a bucket wide', async (t) => {
