@@ -3,7 +3,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Config } from '../config.ts'
 import { MAX_EDGE, MAX_PIXELS, MAX_UPLOAD_BYTES, WEBP_MAX_EDGE, WEBP_QUALITY } from '../images/process.ts'
-import { addSharedSchemas, errorResponse, MemeAddResponse, ModerationRejected, ref } from '../memes/schemas.ts'
+import {
+  addSharedSchemas,
+  errorResponse,
+  MemeAddResponse,
+  ModerationRejected,
+  ref,
+  unavailableResponse,
+} from '../memes/schemas.ts'
 import { checkUploadHeaders, FIELD_NAME, MAX_REQUEST_BYTES } from './multipart.ts'
 import { createUploadPipeline } from './pipeline.ts'
 import { createUploadsRepository, type UploadsRepository } from './repository.ts'
@@ -60,6 +67,10 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
           415: errorResponse('The bytes are not a PNG or JPEG image.'),
           422: ref(ModerationRejected, { 'x-response-description': 'Rejected by moderation; nothing is published.' }),
           429: errorResponse('Upload quota or upload rate limit exhausted.'),
+          503: unavailableResponse(
+            'The classifier cannot run (model not loaded, or more than 32 uploads already waiting for it), or the ' +
+              'database is unreachable: nothing is stored; retry after Retry-After seconds.',
+          ),
         },
       },
     },
