@@ -4,6 +4,12 @@ import { build } from '../helper.ts'
 import { addMeme, ready } from '../memes/fixtures.ts'
 import { BOUNDARY, multipart } from '../uploads/fixtures.ts'
 
+/** A short, printable view of an answer for assertion messages (images stay out of the TAP output). */
+function preview(res: { headers: Record<string, unknown>; body: string }): string {
+  const type = String(res.headers['content-type'] ?? '')
+  return /json|text/.test(type) ? res.body.slice(0, 120) : `<${type || 'no type'}, ${res.body.length} chars>`
+}
+
 // test/web/routes.test.ts covers the full page policy of GET / and GET /admin (200); this file covers every
 // other answer: pages with queries, 304s, /docs, error pages, 404s and the JSON, media and discovery routes.
 
@@ -102,7 +108,7 @@ test('API answers, errors and 404s carry the security headers too', async (t) =>
   ]
   for (const [label, request, status] of cases) {
     const res = await app.inject(request)
-    t.equal(res.statusCode, status, `${label}: ${res.body.slice(0, 120)}`)
+    t.equal(res.statusCode, status, `${label}: ${preview(res)}`)
     checkHeaders(t, res, label)
   }
   // Answered by @app/common's frameworkErrors before any route or hook runs: that handler sets the headers itself.
@@ -111,7 +117,7 @@ test('API answers, errors and 404s carry the security headers too', async (t) =>
     ['over-long path parameter', `/media/${'a'.repeat(200)}`, 414],
   ] as const) {
     const res = await app.inject({ url })
-    t.equal(res.statusCode, status, `${label}: ${res.body.slice(0, 120)}`)
+    t.equal(res.statusCode, status, `${label}: ${preview(res)}`)
     t.type(res.json().error, 'string', `${label}: the error shape holds`)
     checkHeaders(t, res, label)
   }

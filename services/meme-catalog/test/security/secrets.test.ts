@@ -9,6 +9,12 @@ import { eventually } from '../support/memes.ts'
 import { startChatServer } from '../support/openai-server.ts'
 import { pngImage, uploadRequest } from '../uploads/fixtures.ts'
 
+/** A short, printable view of an answer for assertion messages (images stay out of the TAP output). */
+function preview(res: { headers: Record<string, unknown>; body: string }): string {
+  const type = String(res.headers['content-type'] ?? '')
+  return /json|text/.test(type) ? res.body.slice(0, 120) : `<${type || 'no type'}, ${res.body.length} chars>`
+}
+
 // test/admin/secrets.test.ts checks the real server's stdout for two secrets over three calls; this file drives every
 // kind of answer in process, with a captured trace-level log, and also checks response headers, bodies and stored rows.
 
@@ -72,7 +78,7 @@ test('no secret in any response or log line, across every kind of answer', async
     const res = await fastify.inject(request)
     answers.push(res)
     const label = typeof request === 'string' ? request : `${request.method ?? 'GET'} ${request.url}`
-    t.equal(res.statusCode, status, `${label}: ${res.body.slice(0, 100)}`)
+    t.equal(res.statusCode, status, `${label}: ${preview(res)}`)
     return res
   }
   const admin = (authorization: string) => ({ authorization })

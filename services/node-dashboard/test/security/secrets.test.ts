@@ -11,6 +11,12 @@ import { startNodeSimulator } from '../support/node-simulator.ts'
 import { startPasswordSshServer } from '../support/ssh2-server.ts'
 import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 
+/** A short, printable view of an answer for assertion messages (images stay out of the TAP output). */
+function preview(res: { headers: Record<string, unknown>; body: string }): string {
+  const type = String(res.headers['content-type'] ?? '')
+  return /json|text/.test(type) ? res.body.slice(0, 120) : `<${type || 'no type'}, ${res.body.length} chars>`
+}
+
 // Distinctive values: any occurrence in a response or a log line is a leak.
 const tag = `${process.pid}${Date.now().toString(36)}`
 const DASHBOARD_PASSWORD = `dash-pw-${tag}-Kq7`
@@ -58,7 +64,7 @@ test('no secret in any response, log line or database row', async (t) => {
   let cookie = ''
   const call = async (name: string, request: InjectOptions, expected: number) => {
     const res = await app.inject({ ...request, headers: { ...(cookie ? { cookie } : {}), ...request.headers } })
-    t.equal(res.statusCode, expected, `${name}: ${res.statusCode} ${res.body.slice(0, 200)}`)
+    t.equal(res.statusCode, expected, `${name}: ${res.statusCode} ${preview(res)}`)
     responses.push({ name, res })
     return res
   }
