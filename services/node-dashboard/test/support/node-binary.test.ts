@@ -23,7 +23,13 @@ test('node-binary.sh behaves like `bitcoind -conf=... -daemon` (v30)', async (t)
 
   const stop = await rpc(host.url, 'stop')
   t.equal(stop.json.result, 'Bitcoin Core stopping')
-  await t.rejects(rpc(host.url, 'getblockcount'), { code: 'ECONNREFUSED' }, 'the RPC port closes at once')
+  // Refused once the listener is gone; reset when the call connected in the instant before it closed
+  // (bitcoind closes its port ~2 ms after replying). Either way no answer comes back.
+  const after = await rpc(host.url, 'getblockcount').then(
+    () => 'answered',
+    (error: NodeJS.ErrnoException) => error.code,
+  )
+  t.ok(after === 'ECONNREFUSED' || after === 'ECONNRESET', `the RPC port closes at once (${after})`)
   const early = await host.start()
   t.equal(early.code, 1, 'a start while the old process still holds the lock fails')
   t.match(early.stderr, 'Cannot obtain a lock on directory')
