@@ -225,8 +225,8 @@ ${examples.splice(0).join('\n\n')}
 
 A \`429\` means the budget of this window is spent. Its \`Retry-After\` header is the number of seconds to wait
 (an integer >= 1). Wait at least that long (or until \`RateLimit-Reset\`), then retry; do not retry at once or in a tight
-loop. Pace yourself with \`RateLimit-Remaining\` to avoid 429s. A \`503\` (only right after a restart) also carries
-\`Retry-After\`.
+loop. Pace yourself with \`RateLimit-Remaining\` to avoid 429s. A \`503\` (right after a restart, or while the
+server's database is unreachable) also carries \`Retry-After\`: wait that long, then retry.
 `)
   return sections.join('\n\n')
 }
