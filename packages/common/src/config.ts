@@ -27,6 +27,22 @@ export const baseConfigProperties = {
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// URL' })),
   DATA_DIR: Type.String({ default: 'data', minLength: 1 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// URL' })),
+  HTTP_IDLE_TIMEOUT_MS: Type.Integer({
+    default: 30_000,
+    minimum: 100,
+    description: 'milliseconds a connection may stay silent mid-request before it is closed',
+  }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 100, description: 'milliseconds to receive the headers' }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({
+    default: 300_000,
+    minimum: 100,
+    description: 'milliseconds to receive a whole request (a 5 MB upload at 150 kbit/s fits)',
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    default: 72_000,
+    minimum: 100,
+    description: 'milliseconds an idle keep-alive connection stays open (longer than a proxy in front keeps its own)',
+  }),
 } satisfies TProperties
 
 const baseConfigSchema = Type.Object(baseConfigProperties)

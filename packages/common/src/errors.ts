@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 /** An error whose message is safe to show to the client with its status. */
 export class HttpError extends Error {
@@ -89,4 +89,32 @@ export function createNotFoundHandler(messageKey: 'error' | 'detail') {
   return function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
     return reply.code(404).send({ [messageKey]: `Route ${request.method} ${request.url.split('?')[0]} not found.` })
   }
+}
+
+/** JSON nesting a body may have: far beyond any real request, far below what recursion elsewhere survives. */
+export const MAX_BODY_DEPTH = 64
+
+/** Depth of a parsed JSON value, walked without recursion and stopping once past `limit`. */
+export function exceedsDepth(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number]
+    if (item === null || typeof item !== 'object') continue
+    if (depth > limit) return true
+    for (const child of Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+  }
+  return false
+}
+
+/** Refuses bodies nested deeper than MAX_BODY_DEPTH as a validation failure, before validation and handlers run. */
+export function limitBodyDepth(fastify: FastifyInstance): void {
+  fastify.addHook('preValidation', async (request) => {
+    if (!exceedsDepth(request.body, MAX_BODY_DEPTH)) return
+    const message = `nests deeper than ${MAX_BODY_DEPTH} levels`
+    throw Object.assign(new Error(message), {
+      statusCode: 400,
+      validation: [{ instancePath: '', message }],
+      validationContext: 'body',
+    })
+  })
 }

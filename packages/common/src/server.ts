@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import type { Static, TObject } from '@sinclair/typebox'
+import AjvCompiler, { type Options, type RouteDefinition } from '@fastify/ajv-compiler'
+import { type Static, type TObject, Type } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import closeWithGrace from 'close-with-grace'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { type BaseConfig, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
+import { type BaseConfig, baseConfigProperties, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
 import type { ErrorHandlerOptions } from './errors.ts'
 
 /** Header and body fields that may carry secrets: never logged. */
@@ -16,7 +18,7 @@ export const redactedPaths = [
 
 /** The Fastify options every service uses: logger, request ids, proxy trust, validation defaults. */
 export function fastifyOptions(
-  config: Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'>,
+  config: Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'> & Partial<HttpTimeouts>,
   {
     messageKey,
     validationStatus,
@@ -46,13 +48,52 @@ export function fastifyOptions(
     genReqId: () => randomUUID(),
     // A hop count is accepted at run time though the type omits it.
     trustProxy: parseTrustProxy(config.TRUST_PROXY) as FastifyServerOptions['trustProxy'],
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators } },
+    ...httpTimeouts(config),
     // Keep-alive sockets must not hold a shutdown open.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     // The embedded database's first start (WASM init + migrations) can take a while on a slow disk.
     pluginTimeout: 120_000,
   }
+}
+
+const timeoutNames = [
+  'HTTP_IDLE_TIMEOUT_MS',
+  'HTTP_HEADERS_TIMEOUT_MS',
+  'HTTP_REQUEST_TIMEOUT_MS',
+  'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+] as const
+type HttpTimeouts = Pick<BaseConfig, (typeof timeoutNames)[number]>
+const defaultTimeouts = Value.Default(Type.Pick(Type.Object(baseConfigProperties), timeoutNames), {}) as HttpTimeouts
+
+/** Every phase of a request is bounded: a client that goes silent cannot hold a connection and its bytes. */
+function httpTimeouts(config: Partial<HttpTimeouts>): Partial<FastifyServerOptions> {
+  const t = { ...defaultTimeouts, ...config }
+  return {
+    // Socket inactivity: a body that stops arriving is cut off, while a slow steady upload goes on.
+    connectionTimeout: t.HTTP_IDLE_TIMEOUT_MS,
+    requestTimeout: t.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: t.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    // Node refuses a headers timeout above the request timeout.
+    http: { headersTimeout: Math.min(t.HTTP_HEADERS_TIMEOUT_MS, t.HTTP_REQUEST_TIMEOUT_MS) },
+  } as Partial<FastifyServerOptions>
+}
+
+const ajvOptions = { removeAdditional: false, useDefaults: true, allErrors: false } as const
+const ajvCompilers = AjvCompiler()
+
+/**
+ * Query strings, paths and headers coerce (one `tag` becomes an array, `page=2` a number); JSON bodies
+ * validate strictly, so `"params": "x"` or `{"host": ["h"]}` is a validation failure, not a silent rewrite.
+ */
+function strictBodyValidators(externalSchemas: Parameters<typeof ajvCompilers>[0], options?: { customOptions?: Options }) {
+  const compiler = (coerceTypes: Options['coerceTypes']) =>
+    ajvCompilers(externalSchemas, { ...options, customOptions: { ...options?.customOptions, ...ajvOptions, coerceTypes } })
+  const strict = compiler(false)
+  const lenient = compiler('array')
+  // Fastify calls the compiler with the whole route definition (the published type names only the schema).
+  return ((route: RouteDefinition) => (route.httpPart === 'body' ? strict : lenient)(route as never)) as never
 }
 
 /** Headers of a JSON error answered before routing: not cached, not sniffed, not framed, no referrer. */

@@ -77,3 +77,165 @@ test('errors Fastify answers before routing carry the service body shape', async
     t.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'")
   }
 })
+
+async function listen(
+  t: { teardown(fn: () => unknown): void },
+  env: Record<string, string> = {},
+  routes: (app: import('fastify').FastifyInstance) => void = () => {},
+) {
+  const { default: Fastify } = await import('fastify')
+  const { fastifyOptions } = await import('../src/server.ts')
+  const { loadConfig } = await import('../src/config.ts')
+  const { Type } = await import('@sinclair/typebox')
+  const { baseConfigProperties } = await import('../src/config.ts')
+  const config = loadConfig(Type.Object(baseConfigProperties), { LOG_LEVEL: 'silent', LOG_FORMAT: 'json', ...env })
+  const app = Fastify(fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, pretty: false }))
+  const { createErrorHandler } = await import('../src/errors.ts')
+  app.setErrorHandler(createErrorHandler({ messageKey: 'detail', validationStatus: 422 }))
+  app.post('/echo', async (request) => ({ body: request.body }))
+  routes(app)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(() => app.close())
+  return { app, port: (app.server.address() as { port: number }).port }
+}
+
+test('a client that stalls mid-body is cut off within the idle bound', async (t) => {
+  const net = await import('node:net')
+  const { port } = await listen(t, { HTTP_IDLE_TIMEOUT_MS: '500' })
+  const socket = net.connect(port, '127.0.0.1')
+  let answer = ''
+  socket.on('data', (d) => {
+    answer += d
+  })
+  const started = Date.now()
+  socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":"')
+  socket.write('x'.repeat(900))
+  const closed = await Promise.race([
+    new Promise<boolean>((resolve) => socket.on('close', () => resolve(true))),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000)),
+  ])
+  socket.destroy()
+  t.ok(closed, 'the stalled connection is closed')
+  t.ok(Date.now() - started < 3000, `closed after ${Date.now() - started} ms (bound 500 ms)`)
+  t.ok(answer === '' || /^HTTP\/1\.1 408/.test(answer), `no answer or 408: ${answer.slice(0, 40)}`)
+})
+
+test('a slow but steady body is not cut off by the idle bound', async (t) => {
+  const net = await import('node:net')
+  const { port } = await listen(t, { HTTP_IDLE_TIMEOUT_MS: '400' })
+  const socket = net.connect(port, '127.0.0.1')
+  let answer = ''
+  socket.on('data', (d) => {
+    answer += d
+  })
+  const body = JSON.stringify({ a: 'x'.repeat(40) })
+  socket.write(
+    `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`,
+  )
+  // Ten pieces, 150 ms apart: 1.5 s in all, each gap under the idle bound.
+  for (let i = 0; i < body.length; i += 5) {
+    socket.write(body.slice(i, i + 5))
+    await new Promise((resolve) => setTimeout(resolve, 150))
+  }
+  await Promise.race([new Promise((resolve) => socket.on('close', resolve)), new Promise((resolve) => setTimeout(resolve, 5000))])
+  socket.destroy()
+  t.match(answer, /^HTTP\/1\.1 200/)
+})
+
+test('the server timeouts come from the configuration', async (t) => {
+  const { app } = await listen(t, {
+    HTTP_REQUEST_TIMEOUT_MS: '90000',
+    HTTP_HEADERS_TIMEOUT_MS: '7000',
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000',
+    HTTP_IDLE_TIMEOUT_MS: '20000',
+  })
+  t.equal(app.server.requestTimeout, 90000)
+  t.equal(app.server.headersTimeout, 7000)
+  t.equal(app.server.keepAliveTimeout, 4000)
+  t.equal(app.server.timeout, 20000)
+})
+
+test('the defaults bound every phase of a request', async (t) => {
+  const { app } = await listen(t)
+  for (const name of ['requestTimeout', 'headersTimeout', 'keepAliveTimeout', 'timeout'] as const) {
+    t.ok(app.server[name] > 0, `${name} is set (${app.server[name]})`)
+  }
+  t.ok(app.server.requestTimeout >= 120_000, 'a 5 MB upload over a slow link still fits')
+})
+
+test('JSON bodies validate strictly; query strings and paths still coerce', async (t) => {
+  const { app } = await listen(t, {}, (app) => {
+    app.post(
+      '/typed/:id',
+      {
+        schema: {
+          params: { type: 'object', properties: { id: { type: 'integer' } } },
+          body: {
+            type: 'object',
+            properties: { params: { type: 'array' }, host: { type: 'string' }, n: { type: 'integer' } },
+            additionalProperties: false,
+          },
+        },
+      },
+      async (request) => ({ params: request.params, body: request.body }),
+    )
+    app.get(
+      '/typed',
+      {
+        schema: {
+          querystring: {
+            type: 'object',
+            properties: { tag: { type: 'array', items: { type: 'string' } }, page: { type: 'integer' } },
+          },
+        },
+      },
+      async (request) => request.query,
+    )
+  })
+  const post = (body: unknown) => app.inject({ method: 'POST', url: '/typed/7', payload: body as object })
+  t.equal((await post({ params: 'x' })).statusCode, 422, 'a string is not an array')
+  t.equal((await post({ host: ['  h  '] })).statusCode, 422, 'an array is not a string')
+  t.equal((await post({ n: '5' })).statusCode, 422, 'a string is not an integer')
+  t.equal((await post({ host: 5 })).statusCode, 422, 'a number is not a string')
+  const good = await post({ params: ['x'], host: 'h', n: 5 })
+  t.equal(good.statusCode, 200)
+  t.same(good.json(), { params: { id: 7 }, body: { params: ['x'], host: 'h', n: 5 } }, 'path parameters still coerce')
+  t.same((await app.inject('/typed?tag=a&page=2')).json(), { tag: ['a'], page: 2 }, 'one tag becomes an array')
+  t.same((await app.inject('/typed?tag=a&tag=b')).json(), { tag: ['a', 'b'] })
+})
+
+test('a JSON body nested deeper than the limit fails validation before any handler runs', async (t) => {
+  const { limitBodyDepth, MAX_BODY_DEPTH } = await import('../src/errors.ts')
+  let ran = 0
+  const { app } = await listen(t, {}, (app) => {
+    limitBodyDepth(app)
+    app.post('/deep', async (request) => {
+      ran++
+      return { ok: JSON.stringify(request.body).length }
+    })
+  })
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+  const deep = await app.inject({
+    method: 'POST',
+    url: '/deep',
+    headers: { 'content-type': 'application/json' },
+    payload: `{"params":${nested(10_000)}}`,
+  })
+  t.equal(deep.statusCode, 422)
+  t.match(deep.json().detail, /deeper than \d+ levels/)
+  const object = await app.inject({
+    method: 'POST',
+    url: '/deep',
+    headers: { 'content-type': 'application/json' },
+    payload: `${'{"a":'.repeat(MAX_BODY_DEPTH + 1)}1${'}'.repeat(MAX_BODY_DEPTH + 1)}`,
+  })
+  t.equal(object.statusCode, 422, 'nested objects count as well')
+  t.equal(ran, 0, 'the handler never ran')
+  const fine = await app.inject({
+    method: 'POST',
+    url: '/deep',
+    headers: { 'content-type': 'application/json' },
+    payload: `{"params":${nested(MAX_BODY_DEPTH - 1)}}`,
+  })
+  t.equal(fine.statusCode, 200, 'nesting up to the limit is accepted')
+})
