@@ -36,13 +36,23 @@ export function corsOptions(uploadOrigins: string[]): FastifyCorsOptions {
   return {
     hook: 'onRequest',
     delegator(request: FastifyRequest, callback) {
-      const path = request.url.split('?')[0]
-      if (path === '/api/admin' || path.startsWith('/api/admin/') || path.startsWith('/admin/')) return callback(null, closed)
-      const method =
-        request.method === 'OPTIONS'
-          ? String(request.headers['access-control-request-method'] ?? '').toUpperCase()
-          : request.method
+      const preflight = request.method === 'OPTIONS'
+      const method = preflight ? String(request.headers['access-control-request-method'] ?? '').toUpperCase() : request.method
+      // The matched route decides (the router decodes `%61dmin`); a preflight matched only the CORS route, so its
+      // path is decoded the same way. An undecodable path gets no grant.
+      const path = preflight ? decodedPath(request.url) : (request.routeOptions.url ?? decodedPath(request.url))
+      if (path === null || isAdminPath(path)) return callback(null, closed)
       return callback(null, path === '/api/memes' && method === 'POST' ? upload : publicRead)
     },
+  }
+}
+
+const isAdminPath = (path: string) => path === '/api/admin' || path.startsWith('/api/admin/') || path.startsWith('/admin/')
+
+function decodedPath(url: string): string | null {
+  try {
+    return decodeURIComponent(url.split('?')[0])
+  } catch {
+    return null
   }
 }

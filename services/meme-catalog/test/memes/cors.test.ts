@@ -38,3 +38,28 @@ test('without CORS_UPLOAD_ORIGINS no origin may upload cross-origin', async (t) 
   })
   t.equal(res.headers['access-control-allow-origin'], undefined)
 })
+
+test('CORS follows the route the request matched, not the raw URL', async (t) => {
+  const app = await build(t, {
+    env: { CORS_UPLOAD_ORIGINS: 'https://upload.example', ADMIN_TOKEN: 'cors-admin-token-0123456789' },
+  })
+  const origin = 'https://evil.example'
+  const adminTags = await app.inject({ url: '/api/%61dmin/tags', headers: { origin } })
+  t.equal(adminTags.statusCode, 401, 'the encoded path reaches the admin route')
+  t.equal(adminTags.headers['access-control-allow-origin'], undefined, 'no CORS on an encoded admin path')
+  const upload = await app.inject({ method: 'POST', url: '/api/meme%73', headers: { origin } })
+  t.equal(upload.headers['access-control-allow-origin'], undefined, 'no CORS on an encoded upload path')
+  for (const [url, method] of [
+    ['/api/%61dmin/tags', 'GET'],
+    ['/api/meme%73', 'POST'],
+  ]) {
+    const preflight = await app.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': method } })
+    t.equal(preflight.headers['access-control-allow-origin'], undefined, `no preflight grant for ${method} ${url}`)
+  }
+  const allowed = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/meme%73',
+    headers: { origin: 'https://upload.example', 'access-control-request-method': 'POST' },
+  })
+  t.equal(allowed.headers['access-control-allow-origin'], 'https://upload.example', 'a listed origin still may upload')
+})
