@@ -1,6 +1,7 @@
 import { loadConfig } from '@app/common'
 import { test } from 'tap'
 import { createCaptioner } from '../../src/captions/providers/index.ts'
+import { unfence } from '../../src/captions/providers/openai.ts'
 import { configSchema } from '../../src/config.ts'
 import { build } from '../helper.ts'
 import { addTags, eventually, insertMeme, jobsOf, plainImage, renderMeme } from '../support/memes.ts'
@@ -90,6 +91,30 @@ test('invalid JSON in the answer is retried, then a good answer lands', async (t
   t.equal(job.attempts, 2)
   t.equal((await captionOf(app, id)).caption, 'Second try')
   t.equal(server.requests.length, 2)
+})
+
+test('a hostile answer (a fence, a long run of blanks, no closing fence) fails fast and keeps the server responsive', async (t) => {
+  const hostile = `\`\`\`${' '.repeat(200_000)}x`
+  const { app } = await setup(t, [{ content: hostile }, { content: hostile }], { CAPTION_MAX_ATTEMPTS: '2' })
+  const id = await queueJob(app, await plainImage(8))
+  const started = Date.now()
+  const [job] = await settled(app, id)
+  t.equal(job.state, 'failed')
+  t.equal(job.attempts, 2)
+  t.match(job.last_error, /not a JSON object/)
+  t.ok(Date.now() - started < 20_000, `both attempts settled in ${Date.now() - started} ms`)
+  t.equal((await app.inject({ url: '/api/health' })).statusCode, 200)
+})
+
+test('unfence takes what is inside a Markdown fence, with or without a json label', async (t) => {
+  t.equal(unfence('```json\n{"caption":"a"}\n```'), '{"caption":"a"}')
+  t.equal(unfence('  ```JSON {"caption":"a"} ```  '), '{"caption":"a"}')
+  t.equal(unfence('```\n{"caption":"a"}\n```'), '{"caption":"a"}')
+  t.equal(unfence('```jsonx```'), 'x', 'the label is the first four letters, as the model writes it')
+  t.equal(unfence('``````'), '')
+  t.equal(unfence(' {"caption":"a"} '), '{"caption":"a"}', 'no fence: the answer trimmed')
+  t.equal(unfence('```{"caption":"a"}'), '```{"caption":"a"}', 'no closing fence: left as it is')
+  t.equal(unfence('`````'), '`````', 'too short for two fences')
 })
 
 test('an HTTP 500 is retried with backoff, then succeeds', async (t) => {

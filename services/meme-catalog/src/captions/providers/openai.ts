@@ -26,7 +26,7 @@ const CaptionAnswer = Type.Object({
 })
 
 // A caption answer is a few KB; anything far bigger is a broken or hostile server.
-const MAX_RESPONSE_BYTES = 1024 * 1024
+export const MAX_RESPONSE_BYTES = 1024 * 1024
 // Vision models see ~1024 px anyway; sending less keeps requests small.
 const IMAGE_EDGE = 1024
 
@@ -59,15 +59,29 @@ async function readCapped(response: Response, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** Models often wrap JSON in a markdown fence even when asked not to. */
-function unfence(content: string): string {
-  const match = content.trim().match(/^```(?:json)?\s*([\s\S]*?)\s*```$/i)
-  return match ? match[1] : content.trim()
+const FENCE = '```'
+
+/**
+ * Models often wrap JSON in a Markdown fence even when asked not to: ```json ... ``` becomes what is
+ * inside. Plain string work (no regular expression), so a huge hostile answer costs one pass.
+ */
+export function unfence(content: string): string {
+  const text = content.trim()
+  if (text.length < 2 * FENCE.length || !text.startsWith(FENCE) || !text.endsWith(FENCE)) return text
+  const inside = text.slice(FENCE.length, -FENCE.length)
+  return (inside.slice(0, 4).toLowerCase() === 'json' ? inside.slice(4) : inside).trim()
+}
+
+/** The chat completions endpoint under a base URL given with or without trailing slashes. */
+export function chatCompletionsUrl(base: string): string {
+  let end = base.length
+  while (end > 0 && base[end - 1] === '/') end--
+  return `${base.slice(0, end)}/chat/completions`
 }
 
 /** Any OpenAI-compatible chat completions endpoint with image input (OpenAI, Ollama, vLLM...). */
 export function createOpenAiCaptioner(options: OpenAiCaptionerOptions): Captioner {
-  const endpoint = `${options.url.replace(/\/+$/, '')}/chat/completions`
+  const endpoint = chatCompletionsUrl(options.url)
   return {
     name: 'openai',
     async caption({ image, catalog, signal }) {
