@@ -3,11 +3,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.ts'
 import { ErrorBody } from '../schemas.ts'
 import { loginBlocks } from './login-blocks.ts'
+import { loginTurns } from './login-turns.ts'
 import { SESSION_COOKIE, sessionUser } from './plugin.ts'
 import { AuthState, LoginBody, LoginResult } from './schemas.ts'
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
   const blocks = loginBlocks(fastify.db)
+  const turns = loginTurns(fastify.db, fastify.log)
   const failureRule = {
     bucket: 'login-failures',
     max: config.LOGIN_MAX_FAILURES,
@@ -25,16 +27,24 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
       },
     },
     async (request) => {
-      const wait = await blocks.secondsLeft(request.ip)
-      if (wait > 0) throw tooManyRequests(`Too many failed logins; retry in ${wait} seconds.`, wait)
+      const refuseIfBlocked = async () => {
+        const wait = await blocks.secondsLeft(request.ip)
+        if (wait > 0) throw tooManyRequests(`Too many failed logins; retry in ${wait} seconds.`, wait)
+      }
+      // A blocked client is refused before it waits for a turn.
+      await refuseIfBlocked()
       const { username, password } = request.body
-      if (!(await fastify.credentials.verify(username, password))) {
+      // Only failures are counted (the limiter never has to give an attempt back): the check, the
+      // password check and the count run as one step per IP, so no guess starts before the previous one is counted.
+      await turns.run(request.ip, async () => {
+        await refuseIfBlocked()
+        if (await fastify.credentials.verify(username, password)) return
         const { allowed, state, retryAfterSeconds } = await fastify.rateLimiter.consume(failureRule, request.ip)
         if (state.remaining === 0) await blocks.block(request.ip, new Date(state.resetAt))
         if (!allowed) throw tooManyRequests(`Too many failed logins; retry in ${retryAfterSeconds} seconds.`, retryAfterSeconds)
         request.log.info({ ip: request.ip }, 'failed login')
         throw unauthorized('Invalid username or password.')
-      }
+      })
       // A fresh session id at login: a planted cookie cannot be fixed onto the new session.
       await request.session.regenerate()
       request.session.set('username', fastify.credentials.username)
