@@ -74,6 +74,8 @@ export const authPlugin = fp(
           ? `${cookie}; Max-Age=${cookie.startsWith(`${SESSION_COOKIE}=;`) ? 0 : SESSION_MAX_AGE_SECONDS}`
           : cookie,
       )
+      // reply.header() appends to an existing Set-Cookie: without the removal every cookie went out twice.
+      reply.removeHeader('set-cookie')
       reply.header('set-cookie', cookies)
       return payload
     })

@@ -178,6 +178,41 @@ test('CSRF: a foreign Origin or Referer on a state change is refused with 403', 
   t.equal(read.statusCode, 200, 'reads are not state changes')
 })
 
+test('login and logout send one Set-Cookie per cookie name', async (t) => {
+  const perName = (res: { headers: Record<string, unknown> }) => {
+    const counts: Record<string, number> = {}
+    for (const cookie of [res.headers['set-cookie'] ?? []].flat() as string[]) {
+      const name = cookie.slice(0, cookie.indexOf('='))
+      counts[name] = (counts[name] ?? 0) + 1
+    }
+    return counts
+  }
+  const fresh = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { username: 'admin', password: TEST_PASSWORD },
+  })
+  t.same(perName(fresh), { dashboard_session: 1 }, 'login')
+  const cookie = await login(app)
+  const again = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    headers: { cookie },
+    payload: { username: 'admin', password: TEST_PASSWORD },
+  })
+  t.same(perName(again), { dashboard_session: 1 }, 'login over an existing session')
+  t.match(String(again.headers['set-cookie']), /Max-Age=28800/)
+  const current = again.cookies.find((c) => c.name === 'dashboard_session')!
+  const out = await app.inject({
+    method: 'POST',
+    url: '/api/auth/logout',
+    headers: { cookie: `${current.name}=${current.value}` },
+  })
+  t.equal(out.statusCode, 200)
+  t.same(perName(out), { dashboard_session: 1 }, 'logout')
+  t.match(String(out.headers['set-cookie']), /^dashboard_session=;.*Max-Age=0/i)
+})
+
 test('sessions live in PostgreSQL: shared by two instances and surviving a restart', async (t) => {
   const second = await build(t, { shareWith: app })
   const cookie = await login(second)
