@@ -1,4 +1,3 @@
-import { readFile, stat } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { HttpError } from '@app/common'
 import type { Static } from '@sinclair/typebox'
@@ -7,6 +6,7 @@ import { isRpcError } from '../rpc/errors.ts'
 import { missingSettings, type NodeSettings, type NodeSettingsRepository } from '../settings/repository.ts'
 import { keyProblem, runSshCommand, SshError, type SshResult, type SshTarget } from '../ssh/client.ts'
 import { startCommand } from '../ssh/command.ts'
+import { readKeyFile } from '../ssh/key-file.ts'
 import type { RpcPayload, SshPayload } from './schemas.ts'
 
 export type RpcStep = Static<typeof RpcPayload>
@@ -40,7 +40,6 @@ export interface ActionDeps {
 
 // bitcoind's "Cannot obtain a lock on directory %s. %s is probably already running." (init.cpp).
 const LOCKED = /Cannot obtain a lock on directory/
-const MAX_KEY_BYTES = 64 * 1024
 
 interface StartPlan {
   target: SshTarget
@@ -68,8 +67,7 @@ export async function planStart(settings: NodeSettings): Promise<StartPlan> {
   if (settings.ssh_key_path) {
     let key: string
     try {
-      if ((await stat(settings.ssh_key_path)).size > MAX_KEY_BYTES) throw new Error('file too large for a key')
-      key = await readFile(settings.ssh_key_path, 'utf8')
+      key = await readKeyFile(settings.ssh_key_path)
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
       throw new ActionError(400, `ssh_key_path: cannot read the private key file (${reason}).`)
