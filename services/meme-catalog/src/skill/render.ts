@@ -1,6 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
-import type { MemeListResponseT } from '../memes/schemas.ts'
+import { downloadName } from '../media/routes.ts'
+import type { MemeT } from '../memes/schemas.ts'
+import {
+  EXAMPLE_MEMES,
+  EXAMPLE_TAGS,
+  type ExampleBudget,
+  exampleBudgets,
+  examplePage,
+  SEARCH_EXAMPLE,
+  TAG_EXAMPLE,
+} from './examples.ts'
 
 interface ExampleResponse {
   status: number
@@ -15,17 +25,17 @@ export interface SkillContext {
 
 let renderCount = 0
 
-/** Lowercase without diacritics, as the search compares words. */
-const foldText = (text: string) =>
-  text
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-
-/** Real answers of this server: every example is the response to the request shown. */
-async function call(fastify: FastifyInstance, method: 'GET' | 'HEAD', url: string, client: string): Promise<ExampleResponse> {
-  const res = await fastify.inject({ method, url, remoteAddress: client })
+/** A real answer of this server: used for the error examples, which hold no catalog content. */
+async function call(fastify: FastifyInstance, url: string, client: string): Promise<ExampleResponse> {
+  const res = await fastify.inject({ method: 'GET', url, remoteAddress: client })
   return { status: res.statusCode, headers: res.headers, body: res.body }
+}
+
+/** A fixed example answer with the headers a rate-limited read sends. */
+function fixedAnswer(body: { rateLimit: ExampleBudget } & Record<string, unknown>): ExampleResponse {
+  const { limit, remaining, resetAt } = body.rateLimit
+  const headers = { 'ratelimit-limit': limit, 'ratelimit-remaining': remaining, 'ratelimit-reset': resetAt }
+  return { status: 200, headers, body: JSON.stringify(body) }
 }
 
 function jsonExample(url: string, res: ExampleResponse): string {
@@ -34,7 +44,7 @@ function jsonExample(url: string, res: ExampleResponse): string {
     .map((h) => `${h}: ${res.headers[h.toLowerCase()]}`)
   let pretty = res.body
   try {
-    // Backticks only occur inside JSON strings: \u0060 keeps a caption from closing the code fence.
+    // Backticks only occur inside JSON strings: \u0060 keeps any text from closing the code fence.
     pretty = JSON.stringify(JSON.parse(res.body), null, 2).replaceAll('`', '\\u0060')
   } catch {}
   return [
@@ -50,37 +60,20 @@ function jsonExample(url: string, res: ExampleResponse): string {
   ].join('\n')
 }
 
-/** A word of the caption worth searching for (5-8 letters: one typo allowed), accented first; as written. */
-function pickWord(caption: string): string | undefined {
-  const words = caption.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 5 && w.length <= 8)
-  return words.find((w) => foldText(w) !== w.toLowerCase()) ?? words[0]
-}
-
-/** A one-letter typo: an inner letter replaced (edit distance 1, which words of 5-8 letters tolerate). */
-function typo(word: string): string {
-  const i = Math.floor(word.length / 2)
-  return word.slice(0, i) + (word[i] === 'x' ? 'z' : 'x') + word.slice(i + 1)
-}
-
 export async function renderSkill({ fastify, config }: SkillContext): Promise<string> {
   // A fresh client name per render: the examples never spend (or show) a real caller's budget.
   const client = `skill-example-${process.pid}-${++renderCount}`
-  // Not shown: finds a meme whose caption has a long, preferably accented word to search for.
-  const candidates = JSON.parse((await call(fastify, 'GET', '/api/memes?pageSize=48', client)).body) as MemeListResponseT
-  const memes = candidates.memes ?? []
-  const scored = memes.map((meme) => ({ meme, word: pickWord(meme.caption) }))
-  const chosen =
-    scored.find((c) => c.word && foldText(c.word) !== c.word.toLowerCase() && c.meme.tags.length > 0) ??
-    scored.find((c) => c.word && c.meme.tags.length > 0) ??
-    scored[0]
-  const sample = chosen?.meme
-  const word = chosen?.word ? foldText(chosen.word) : undefined
-  const tag = sample?.tags[0]
-
+  const budget = exampleBudgets(config.READ_RATE_LIMIT)
+  const { meme: sample } = SEARCH_EXAMPLE
+  const { word, typo, prefix } = SEARCH_EXAMPLE
   const examples: string[] = []
-  const add = async (title: string, url: string) => {
-    examples.push(`**${title}**\n\n${jsonExample(url, await call(fastify, 'GET', url, client))}`)
+  const addReal = async (title: string, url: string) => {
+    examples.push(`**${title}**\n\n${jsonExample(url, await call(fastify, url, client))}`)
   }
+  const addFixed = (title: string, url: string, body: { rateLimit: ExampleBudget } & Record<string, unknown>) => {
+    examples.push(`**${title}**\n\n${jsonExample(url, fixedAnswer(body))}`)
+  }
+  const page = (memes: readonly MemeT[], pageSize: number) => examplePage(memes, pageSize, budget())
 
   const cfg = config as Config & Record<string, unknown>
   const quota = (key: string, fallback: string) => (typeof cfg[key] === 'number' ? String(cfg[key]) : fallback)
@@ -108,16 +101,19 @@ The machine-readable description is \`GET /openapi.json\` (OpenAPI 3.1.0, versio
 | GET | /openapi.json | OpenAPI 3.1 document |
 | GET | /meme-api.skill.md | This file |
 
-The examples below are real answers of this server at the time this file was generated.`)
+The examples below show this server's answers for an example catalog: the shapes, headers and statuses are
+the real ones; ids, captions, tags and counts of a live catalog differ (list or search to see them).`)
 
-  await add('Newest memes, two per page', '/api/memes?pageSize=2')
-  if (word) {
-    await add(`Search (accent- and case-insensitive): q=${word}`, `/api/memes?q=${encodeURIComponent(word)}&pageSize=1`)
-    await add(`Search with a typo (${typo(word)})`, `/api/memes?q=${encodeURIComponent(typo(word))}&pageSize=1`)
-    await add(`Search by prefix (${word.slice(0, 4)})`, `/api/memes?q=${encodeURIComponent(word.slice(0, 4))}&pageSize=1`)
-  }
-  if (tag) await add(`Filter by tag (repeat tag= to require several)`, `/api/memes?tag=${encodeURIComponent(tag)}&pageSize=1`)
-  await add('Nothing matches', '/api/memes?q=zzzzqqqq')
+  addFixed('Newest memes, two per page', '/api/memes?pageSize=2', page(EXAMPLE_MEMES, 2))
+  addFixed(`Search (accent- and case-insensitive): q=${word}`, `/api/memes?q=${word}&pageSize=1`, page([sample], 1))
+  addFixed(`Search with a typo (${typo})`, `/api/memes?q=${typo}&pageSize=1`, page([sample], 1))
+  addFixed(`Search by prefix (${prefix})`, `/api/memes?q=${prefix}&pageSize=1`, page([sample], 1))
+  addFixed(
+    'Filter by tag (repeat tag= to require several)',
+    `/api/memes?tag=${TAG_EXAMPLE.tag}&pageSize=1`,
+    page([TAG_EXAMPLE.meme], 1),
+  )
+  addFixed('Nothing matches', '/api/memes?q=zzzzqqqq', page([], 12))
   const listExamples = examples.splice(0)
 
   sections.push(`## GET /api/memes: list and search
@@ -136,17 +132,19 @@ The body is \`{page, pageSize, total, totalPages, memes, rateLimit}\`. With no m
 
 ${listExamples.join('\n\n')}`)
 
-  if (sample) {
-    await add('One meme by id', `/api/memes/${sample.id}`)
+  {
+    addFixed('One meme by id', `/api/memes/${sample.id}`, { meme: sample, rateLimit: budget() })
     sections.push(`## GET /api/memes/{id}: one meme
 
 \`id\` is 64 lowercase hex characters. Pending, rejected, deleted, unknown or malformed ids answer 404.
 
 ${examples.splice(0).join('\n\n')}`)
-    const head = await call(fastify, 'HEAD', `/media/${sample.id}?download=1`, client)
-    const shown = ['content-type', 'etag', 'cache-control', 'content-disposition']
-      .map((h) => `${h}: ${head.headers[h]}`)
-      .join('\n')
+    const shown = [
+      'content-type: image/webp',
+      `etag: "${sample.id}"`,
+      'cache-control: public, max-age=31536000, immutable',
+      `content-disposition: attachment; filename="${downloadName(sample.originalName)}"`,
+    ].join('\n')
     sections.push(`## GET /media/{id}: the image
 
 Answers the WebP bytes with a strong \`ETag\` (the quoted id) and \`Cache-Control: public, max-age=31536000, immutable\`:
@@ -157,14 +155,14 @@ the image under an id never changes. Send \`If-None-Match\` with the ETag to get
 GET /media/${sample.id}?download=1
 \`\`\`
 
-Response: \`${head.status}\` (binary body) with headers:
+Response: \`200\` (binary body) with headers:
 
 \`\`\`text
 ${shown}
 \`\`\``)
   }
 
-  await add('The tag catalog', '/api/tags')
+  addFixed('The tag catalog', '/api/tags', { tags: EXAMPLE_TAGS, rateLimit: budget() })
   sections.push(`## GET /api/tags: the tag catalog
 
 The admin-managed tag names, sorted. Use them as \`tag\` filters.
@@ -198,8 +196,8 @@ where \`meme\` has the same shape as in the examples above. Uploading the same b
 - \`tag\` filters are exact names (lowercased) and are combined with AND, and with \`q\`.
 - A \`q\` with no letter or digit (e.g. "!!!") is a 400; an empty \`q\` is the same as no \`q\`.`)
 
-  await add('An invalid parameter', '/api/memes?pageSize=100')
-  await add('An unknown meme', `/api/memes/${'0'.repeat(64)}`)
+  await addReal('An invalid parameter', '/api/memes?pageSize=100')
+  await addReal('An unknown meme', `/api/memes/${'0'.repeat(64)}`)
   sections.push(`## Limits and quotas
 
 | Subject | Limit |

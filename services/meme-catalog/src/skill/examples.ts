@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto'
+import type { MemeT } from '../memes/schemas.ts'
+
+/**
+ * The skill file's example catalog. Fixed on purpose: an uploaded name, caption or tag shown to a
+ * language-model client could carry instructions to it, so no stored content reaches the file.
+ */
+function exampleMeme(day: number, caption: string, tags: string[], originalName: string): MemeT {
+  const id = createHash('sha256').update(`skill example ${caption}`).digest('hex')
+  return {
+    id,
+    createdAt: `2026-01-0${day}T12:00:00.000Z`,
+    byteSize: 48_000 + day * 1_337,
+    width: 800,
+    height: 600,
+    mime: 'image/webp',
+    originalMime: originalName.endsWith('.png') ? 'image/png' : 'image/jpeg',
+    status: 'approved',
+    moderationScore: 2 + day,
+    moderationReason: 'Safe for work (drawing or neutral photo).',
+    viewCount: 40 * day,
+    downloadCount: day,
+    originalName,
+    url: `/media/${id}`,
+    downloadUrl: `/media/${id}?download=1`,
+    demo: true,
+    caption,
+    tags,
+  }
+}
+
+/** Newest first, as the list answers without q. */
+export const EXAMPLE_MEMES: readonly MemeT[] = [
+  exampleMeme(3, 'When the build is green on the first try', ['coding'], 'green-build.png'),
+  exampleMeme(2, 'Cat knocks the coffee off the desk', ['cats', 'coffee'], 'cat-coffee.jpg'),
+  exampleMeme(1, 'Crème brûlée for breakfast, no regrets', ['food'], 'breakfast.png'),
+]
+
+/** The searched meme and its accented word, as a client would type it (folded), a typo of it and a prefix. */
+export const SEARCH_EXAMPLE = { meme: EXAMPLE_MEMES[2], word: 'brulee', typo: 'brxlee', prefix: 'brul' }
+export const TAG_EXAMPLE = { meme: EXAMPLE_MEMES[1], tag: 'coffee' }
+export const EXAMPLE_TAGS = ['cats', 'coding', 'coffee', 'food']
+
+export interface ExampleBudget {
+  limit: number
+  remaining: number
+  resetAt: string
+}
+
+/** A read budget that goes down by one per example, as a client's would. */
+export function exampleBudgets(limit: number): () => ExampleBudget {
+  let spent = 0
+  return () => ({ limit, remaining: Math.max(0, limit - ++spent), resetAt: '2026-01-03T12:01:00.000Z' })
+}
+
+export function examplePage(memes: readonly MemeT[], pageSize: number, rateLimit: ExampleBudget) {
+  const total = memes.length
+  return {
+    page: 1,
+    pageSize,
+    total,
+    totalPages: Math.ceil(total / pageSize),
+    memes: memes.slice(0, pageSize),
+    rateLimit,
+  }
+}
