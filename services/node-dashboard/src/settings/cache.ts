@@ -35,6 +35,11 @@ export function cachedSettings(repo: NodeSettingsRepository, db: Database, ttlMs
       await changed()
       return result
     },
+    async updateFrom(decide: (current: NodeSettings) => Partial<NodeSettings>): Promise<NodeSettings> {
+      const result = await repo.updateFrom(decide)
+      await changed()
+      return result
+    },
     async recordHostKey(fingerprint: string): Promise<boolean> {
       const stored = await repo.recordHostKey(fingerprint)
       if (stored) await changed()

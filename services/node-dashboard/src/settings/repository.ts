@@ -2,10 +2,12 @@
  * Node settings (one row in PostgreSQL). For other route authors:
  *   `fastify.nodeSettings.get()`  -> NodeSettings, secrets decrypted (never send them to a client)
  *   `fastify.nodeSettings.update(partial)` -> NodeSettings after the change (plain-text secrets in, encrypted at rest)
+ *   `fastify.nodeSettings.updateFrom(current => partial)` -> the same, deciding the change from the stored values
+ *     with no other change in between (the settings route uses it to keep secrets bound to their target)
  *   `fastify.nodeSettings.recordHostKey('SHA256:...')` -> true when it was stored (only while the field is empty: TOFU)
  * `missingSettings(settings, [...names])` lists the names of empty ones (for 400 answers).
  */
-import type { Queryable } from '@app/common'
+import type { Database, Queryable } from '@app/common'
 import type { SecretBox } from './crypto.ts'
 
 export interface NodeSettings {
@@ -29,6 +31,7 @@ export type NodeSettingsUpdate = Partial<NodeSettings>
 export interface NodeSettingsRepository {
   get(): Promise<NodeSettings>
   update(partial: NodeSettingsUpdate): Promise<NodeSettings>
+  updateFrom(decide: (current: NodeSettings) => NodeSettingsUpdate): Promise<NodeSettings>
   recordHostKey(fingerprint: string): Promise<boolean>
 }
 
@@ -59,7 +62,7 @@ export function missingSettings(settings: NodeSettings, names: (keyof NodeSettin
 }
 
 export function nodeSettingsRepository(
-  db: Queryable,
+  db: Database,
   box: SecretBox,
   log?: { warn: (obj: unknown, msg?: string) => void },
 ): NodeSettingsRepository {
@@ -81,30 +84,43 @@ export function nodeSettingsRepository(
   }
   const select = `SELECT ${SETTING_NAMES.map(column).join(', ')} FROM node_settings WHERE id = 1`
 
+  async function read(q: Queryable, forUpdate = false): Promise<NodeSettings> {
+    const sql = forUpdate ? `${select} FOR UPDATE` : select
+    const { rows } = await q.query<Row>(sql)
+    // The migration inserts the row; recreate it if someone deleted it.
+    if (!rows[0]) {
+      await q.query('INSERT INTO node_settings (id) VALUES (1) ON CONFLICT DO NOTHING')
+      return fromRow((await q.query<Row>(sql)).rows[0])
+    }
+    return fromRow(rows[0])
+  }
+
+  async function write(q: Queryable, partial: NodeSettingsUpdate): Promise<void> {
+    const sets: string[] = []
+    const params: unknown[] = []
+    for (const name of SETTING_NAMES) {
+      const value = partial[name]
+      if (value === undefined) continue
+      params.push(SECRET_NAMES.has(name) ? box.encrypt(String(value)) : value)
+      sets.push(`${column(name)} = $${params.length}`)
+    }
+    if (sets.length === 0) return
+    await q.query('INSERT INTO node_settings (id) VALUES (1) ON CONFLICT DO NOTHING')
+    await q.query(`UPDATE node_settings SET ${sets.join(', ')}, updated_at = now() WHERE id = 1`, params)
+  }
+
   return {
-    async get() {
-      const { rows } = await db.query<Row>(select)
-      // The migration inserts the row; recreate it if someone deleted it.
-      if (!rows[0]) {
-        await db.query('INSERT INTO node_settings (id) VALUES (1) ON CONFLICT DO NOTHING')
-        return fromRow((await db.query<Row>(select)).rows[0])
-      }
-      return fromRow(rows[0])
-    },
+    get: () => read(db),
     async update(partial) {
-      const sets: string[] = []
-      const params: unknown[] = []
-      for (const name of SETTING_NAMES) {
-        const value = partial[name]
-        if (value === undefined) continue
-        params.push(SECRET_NAMES.has(name) ? box.encrypt(String(value)) : value)
-        sets.push(`${column(name)} = $${params.length}`)
-      }
-      if (sets.length > 0) {
-        await db.query('INSERT INTO node_settings (id) VALUES (1) ON CONFLICT DO NOTHING')
-        await db.query(`UPDATE node_settings SET ${sets.join(', ')}, updated_at = now() WHERE id = 1`, params)
-      }
-      return this.get()
+      await write(db, partial)
+      return read(db)
+    },
+    updateFrom(decide) {
+      // The row stays locked from the read to the write.
+      return db.transaction(async (tx) => {
+        await write(tx, decide(await read(tx, true)))
+        return read(tx)
+      })
     },
     async recordHostKey(fingerprint) {
       const { rowCount } = await db.query(

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorBody } from '../schemas.ts'
 import type { NodeSettings, NodeSettingsUpdate } from './repository.ts'
 import { SECRET_MASK, SettingsBody, SettingsView } from './schemas.ts'
+import { keepSecretsBound } from './secret-binding.ts'
 
 function masked(settings: NodeSettings) {
   return {
@@ -50,6 +51,9 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       config: { auth: true },
       schema: {
         summary: 'Validate and save node settings; absent fields keep their stored value',
+        description:
+          'A stored rpc_password is cleared when rpc_url moves to another scheme, host or port, and a stored ssh_password ' +
+          'when ssh_host, ssh_port, ssh_username or ssh_host_key_fingerprint changes, unless the same request sends it again.',
         tags: ['settings'],
         body: SettingsBody,
         response: { 200: SettingsView, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
@@ -68,7 +72,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       for (const secret of ['rpc_password', 'ssh_password'] as const) {
         if (update[secret] === SECRET_MASK) delete update[secret]
       }
-      return masked(await fastify.nodeSettings.update(update))
+      return masked(await fastify.nodeSettings.updateFrom((current) => keepSecretsBound(current, update)))
     },
   )
 }

@@ -149,12 +149,18 @@ test('no secret in any response, log line or database row', async (t) => {
   await call('ssh unreachable', { method: 'POST', url: '/api/actions/start' }, 502)
   const ssh2 = await startPasswordSshServer()
   t.teardown(() => ssh2.close())
-  await put('ssh2 server', { ssh_port: ssh2.port, ssh_username: ssh2.username })
+  // A new SSH target drops the stored password unless it is sent again (it must still reach these servers).
+  await put('ssh2 server', { ssh_port: ssh2.port, ssh_username: ssh2.username, ssh_password: SSH_PASSWORD })
   t.match((await call('ssh wrong password', { method: 'POST', url: '/api/actions/start' }, 502)).json().detail, /authentication/)
   if (!sshdUnavailable()) {
     const sshd = await startSshd()
     t.teardown(() => sshd.stop())
-    await put('real sshd', { ssh_port: sshd.port, ssh_username: sshd.username, ssh_host_key_fingerprint: '' })
+    await put('real sshd', {
+      ssh_port: sshd.port,
+      ssh_username: sshd.username,
+      ssh_host_key_fingerprint: '',
+      ssh_password: SSH_PASSWORD,
+    })
     await call('sshd refuses the password', { method: 'POST', url: '/api/actions/start' }, 502)
   } else t.comment(`real sshd part skipped: ${sshdUnavailable()}`)
   await call('logout', { method: 'POST', url: '/api/auth/logout' }, 200)

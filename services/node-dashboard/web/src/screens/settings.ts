@@ -13,12 +13,22 @@ interface FieldDef {
 const fields: FieldDef[] = [
   { name: 'rpc_url', label: 'RPC URL', hint: 'http(s)://host:port of the node, e.g. http://host.docker.internal:8332' },
   { name: 'rpc_username', label: 'RPC username' },
-  { name: 'rpc_password', label: 'RPC password', type: 'secret' },
+  {
+    name: 'rpc_password',
+    label: 'RPC password',
+    type: 'secret',
+    hint: 'Cleared when the RPC URL moves to another scheme, host or port, unless you enter it again in the same save.',
+  },
   { name: 'rpc_wallet', label: 'Wallet', hint: 'optional; empty shows no wallet card' },
   { name: 'ssh_host', label: 'SSH host' },
   { name: 'ssh_port', label: 'SSH port', type: 'number', hint: '1 to 65535' },
   { name: 'ssh_username', label: 'SSH username' },
-  { name: 'ssh_password', label: 'SSH password', type: 'secret', hint: 'or a key below' },
+  {
+    name: 'ssh_password',
+    label: 'SSH password',
+    type: 'secret',
+    hint: 'Or a key below. Cleared when the SSH host, port, username or host key fingerprint changes, unless you enter it again in the same save.',
+  },
   { name: 'ssh_key_path', label: 'SSH private key path', hint: 'a path inside the dashboard container or host' },
   {
     name: 'ssh_host_key_fingerprint',
