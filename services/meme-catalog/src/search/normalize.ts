@@ -71,16 +71,18 @@ export interface QueryWord {
   maxDistance: number
 }
 
-/** The distinct words of a query; only the last one typed may be a prefix. Empty when nothing is searchable. */
+/**
+ * The words of a query, each with its own rule: only the last one typed may be a prefix, so "the the" asks
+ * for an exact "the" and a prefix "the". Repeats with the same rule count once. Empty when nothing is searchable.
+ */
 export function parseQuery(q: string): QueryWord[] {
   const terms = tokenize(q)
   const words = new Map<string, QueryWord>()
   for (let i = 0; i < terms.length; i++) {
     const term = terms[i]
     const prefix = i === terms.length - 1 && term.length >= MIN_PREFIX_LENGTH
-    const seen = words.get(term)
-    if (seen) seen.prefix ||= prefix
-    else words.set(term, { term, prefix, maxDistance: maxTypos(term.length) })
+    const key = `${prefix ? 'prefix' : 'exact'} ${term}`
+    if (!words.has(key)) words.set(key, { term, prefix, maxDistance: maxTypos(term.length) })
   }
   return [...words.values()]
 }

@@ -67,7 +67,15 @@ export function referenceSearch(docs: Iterable<SearchDocument>, q: string | unde
   const n = all.length
   const avg = totalLength / Math.max(1, n)
   const queryTerms = q === undefined ? [] : terms(q)
-  const words = [...new Set(queryTerms)].map((word) => ({ word, isLast: word === queryTerms[queryTerms.length - 1] }))
+  // Each occurrence keeps its own rule (only the last may be a prefix); the same word with the same rule counts once.
+  const words = [
+    ...new Map(
+      queryTerms.map((word, i) => {
+        const isLast = i === queryTerms.length - 1 && word.length >= 3
+        return [`${isLast} ${word}`, { word, isLast }] as const
+      }),
+    ).values(),
+  ]
   // Same answer for the same (word, term) pair: computed once per call.
   const tiers = new Map<string, number>()
   const tierOf = (word: string, isLast: boolean, term: string) => {

@@ -72,6 +72,15 @@ test('every word must match (AND) and duplicates count once', async (t) => {
   t.same(ids(index, 'red blue'), [])
 })
 
+test("a repeated word keeps each occurrence's own rule: only the last is a prefix", async (t) => {
+  const index = indexOf(doc(1, 'the cat'), doc(2, 'them dogs'), doc(3, 'there it is'))
+  t.same(ids(index, 'the')[0], hex(1), 'alone and last: exact first')
+  t.same(ids(index, 'the').sort(), [hex(1), hex(2), hex(3)], 'then the prefix matches')
+  t.same(ids(index, 'the the'), [hex(1)], 'the first "the" must match exactly')
+  t.same(ids(index, 'the cat the'), [hex(1)])
+  t.same(ids(index, 'them the'), [hex(2)], 'a different exact word, then the prefix')
+})
+
 test('tag filters are exact, ANDed and combine with q', async (t) => {
   const index = indexOf(
     doc(1, 'a dog', ['animals', 'funny']),
