@@ -96,13 +96,20 @@ test('PUT validation answers 422 naming the field', async (t) => {
     t.equal(res.statusCode, 422, JSON.stringify(payload))
     t.match(res.json().detail, field, JSON.stringify(payload))
   }
-  const ok = await app.inject({
+  const spelled = await app.inject({
     method: 'PUT',
     url: '/api/settings',
     headers: { cookie },
     payload: { ssh_port: '2200', rpc_url: '' },
   })
-  t.equal(ok.json().ssh_port, 2200, 'a numeric string is accepted as the integer it spells')
+  t.equal(spelled.statusCode, 422, 'a numeric string is not the integer it spells: bodies are not coerced')
+  const ok = await app.inject({
+    method: 'PUT',
+    url: '/api/settings',
+    headers: { cookie },
+    payload: { ssh_port: 2200, rpc_url: '' },
+  })
+  t.equal(ok.json().ssh_port, 2200, 'an integer is accepted')
 })
 
 test('recordHostKey stores the first fingerprint only (trust on first use); clearing it re-arms', async (t) => {
