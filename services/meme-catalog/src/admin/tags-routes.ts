@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { memeChanged } from '../captions/read-side.ts'
 import { MAX_TAG_LENGTH } from '../memes/schemas.ts'
-import { createTagsRepository } from '../tags/repository.ts'
+import { createTagsRepository, foldTagName } from '../tags/repository.ts'
 import { createAdminRepository } from './repository.ts'
 import {
   AdminTag,
@@ -20,7 +20,7 @@ const BULK_REINDEX = 100
 
 /** Catalog names: NFC, trimmed, inner whitespace collapsed, lowercase, 1..60 characters, no control characters. */
 export function normalizeCatalogName(raw: string): string {
-  const name = raw.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
+  const name = foldTagName(raw)
   if (name.length === 0) throw badRequest('Tag name is empty.')
   if (Array.from(name).length > MAX_TAG_LENGTH) throw badRequest(`Tag name is longer than ${MAX_TAG_LENGTH} characters.`)
   if (/[\p{Cc}\p{Cf}]/u.test(name)) throw badRequest('Tag name contains control characters.')

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { EmptyQueryError } from '../search/types.ts'
+import { foldTagName } from '../tags/repository.ts'
 import {
   DEFAULT_PAGE_SIZE,
   errorResponse,
@@ -48,11 +49,11 @@ export const ListQuery = Type.Object({
   ),
 })
 
-/** Lowercased, deduplicated tag filters; an empty name is an invalid filter. */
+/** Tag filters spelled as catalog names, deduplicated; an empty name is an invalid filter. */
 export function normalizeTags(tags: string[] | undefined): string[] {
   const out = new Set<string>()
   for (const raw of tags ?? []) {
-    const tag = raw.trim().toLowerCase()
+    const tag = foldTagName(raw)
     if (tag === '') throw badRequest("Invalid query parameter 'tag': must not be empty")
     out.add(tag)
   }

@@ -1,10 +1,8 @@
 import type { Queryable } from '@app/common'
-import { MAX_TAG_LENGTH } from '../memes/schemas.ts'
 
-/** Catalog tag names are trimmed and lowercase, 1..60 characters; null when the name cannot be one. */
-export function normalizeTagName(name: string): string | null {
-  const tag = name.trim().toLowerCase()
-  return tag.length >= 1 && tag.length <= MAX_TAG_LENGTH ? tag : null
+/** The one spelling of a tag name: NFC, trimmed, inner whitespace collapsed to one space, lowercase. */
+export function foldTagName(raw: string): string {
+  return raw.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
 }
 
 /** The admin-managed tag catalog; takes the database or an open transaction. */

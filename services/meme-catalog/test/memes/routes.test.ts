@@ -175,6 +175,22 @@ test('tag filters are exact, lowercased and ANDed', async (t) => {
   t.equal(fromDb.total, 1)
 })
 
+test('tag filters are normalized like catalog names: NFC, whitespace collapsed, lowercase', async (t) => {
+  const app = await build(t)
+  await ready(app)
+  const fooBar = await addMeme(app, { tags: ['foo bar'] })
+  const cafe = await addMeme(app, { tags: ['caf\u00e9 noir'] })
+  const ids = async (query: string) => (await app.inject(`/api/memes?${query}`)).json().memes.map((m: Json) => m.id)
+  t.same(await ids('tag=Foo%20%20Bar'), [fooBar], 'inner whitespace collapsed')
+  t.same(await ids('tag=%20foo%09bar%20'), [fooBar], 'tabs and edges too')
+  t.same(await ids(`tag=${encodeURIComponent('CAFE\u0301 NOIR')}`), [cafe], 'decomposed accents compose (NFC)')
+  const fromDb = await app.memes.listPublic({ tags: ['foo bar'], offset: 0, limit: 12 })
+  t.same(
+    fromDb.memes.map((m) => m.id),
+    [fooBar],
+  )
+})
+
 test('the rateLimit body equals the RateLimit-* headers; 429 with Retry-After when spent', async (t) => {
   const app = await build(t, { env: { READ_RATE_LIMIT: '3', MEDIA_RATE_LIMIT: '50', RATE_LIMIT_WINDOW_SECONDS: '3600' } })
   await ready(app)
