@@ -14,6 +14,8 @@ export interface RpcCallOptions {
   timeoutMs?: number
   /** Settings already read by the caller (saves a database read per call in a round of calls). */
   settings?: NodeSettings
+  /** A tighter reply size limit for this call than the client's (e.g. for text the dashboard parses). */
+  maxReplyBytes?: number
 }
 
 export type RpcParams = unknown[] | Record<string, unknown>
@@ -52,8 +54,14 @@ export function endpointUrl(rpcUrl: string, wallet: string): string {
   // With the u flag a surrogate class matches only unpaired surrogates (pairs are one code point).
   if (/[\uD800-\uDFFF]/u.test(wallet)) throw new HttpError(422, 'Invalid wallet name: it is not well-formed Unicode.')
   const url = new URL(rpcUrl)
-  if (wallet) url.pathname = `${url.pathname.replace(/\/+$/, '')}/wallet/${encodeURIComponent(wallet)}`
+  if (wallet) url.pathname = `${withoutTrailingSlashes(url.pathname)}/wallet/${encodeURIComponent(wallet)}`
   return url.toString()
+}
+
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length
+  while (end > 0 && path[end - 1] === '/') end--
+  return path.slice(0, end)
 }
 
 async function readLimited(response: Response, maxBytes: number): Promise<string | null> {
@@ -109,16 +117,17 @@ export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024
     if (s.rpc_username || s.rpc_password) {
       headers.authorization = `Basic ${Buffer.from(`${s.rpc_username}:${s.rpc_password}`, 'utf8').toString('base64')}`
     }
+    const maxBytes = Math.min(options.maxReplyBytes ?? maxReplyBytes, maxReplyBytes)
     let response: Response
     let text: string | null
     try {
       const signal = AbortSignal.timeout(limit)
       response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'manual' })
-      text = await readLimited(response, maxReplyBytes)
+      text = await readLimited(response, maxBytes)
     } catch (error) {
       throw describeFetchFailure(error, where, limit, label)
     }
-    if (text === null) throw new RpcError('bad-reply', `Node RPC reply to ${label} exceeded ${maxReplyBytes} bytes.`)
+    if (text === null) throw new RpcError('bad-reply', `Node RPC reply to ${label} exceeded ${maxBytes} bytes.`)
     const status = response.status
     if (status === 401) {
       throw new RpcError('auth', 'Node RPC authentication failed (HTTP 401): check rpc_username and rpc_password.')

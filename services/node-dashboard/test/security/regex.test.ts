@@ -1,0 +1,74 @@
+import { type Test, test } from 'tap'
+import { parseScryptHash } from '../../src/auth/password.ts'
+import { HELP_REPLY_BYTES, parseHelpListing } from '../../src/explorer/help-parser.ts'
+import { endpointUrl } from '../../src/rpc/client.ts'
+import { isFingerprint } from '../../src/ssh/fingerprint.ts'
+
+// Every function here runs a regular expression (or its replacement) on text from outside: each gets
+// an adversarial input of the largest size it can see in production. Linear work on these sizes takes
+// a few milliseconds; a backtracking blow-up takes seconds to hours. The bound is generous for a busy machine.
+const LIMIT_MS = 100
+
+// The settings API accepts rpc_url up to this length.
+const RPC_URL_LENGTH = 2048
+// An environment variable of one argument string (Linux MAX_ARG_STRLEN).
+const ENV_VALUE_BYTES = 128 * 1024
+
+/** Runs `run` once and asserts it took under LIMIT_MS; returns its value, or what it threw. */
+function fast<T>(t: Test, label: string, run: () => T): T | Error {
+  const started = performance.now()
+  let value: T | Error
+  try {
+    value = run()
+  } catch (error) {
+    value = error as Error
+  }
+  const ms = performance.now() - started
+  t.ok(ms < LIMIT_MS, `${label}: ${ms.toFixed(1)} ms`)
+  return value
+}
+
+const fill = (prefix: string, unit: string, suffix: string, size: number) =>
+  prefix + unit.repeat(Math.max(0, Math.floor((size - prefix.length - suffix.length) / unit.length))) + suffix
+
+test('the node help listing is parsed in linear time at the help reply cap', async (t) => {
+  const size = HELP_REPLY_BYTES
+  const cases: [string, string][] = [
+    ['a header opening, blanks, no closing', fill('==', ' ', 'x', size)],
+    ['a header opening, a name, blanks, one =', fill('== x', ' ', '=x', size)],
+    ['a header of blanks and = signs', fill('== x', ' =', 'x', size)],
+    ['a method name, then a line separator inside the synopsis', fill('', 'a', ' b\u2028c', size)],
+    ['a method name, then a carriage return inside the synopsis', fill('', 'a', ' b\rc', size)],
+    ['a synopsis of blanks and words', fill('m', ' \t x', '\rx', size)],
+    ['short lines', fill('', '== A ==\nx "a" ( b )\n  \r\n', '', size)],
+  ]
+  for (const [label, text] of cases) {
+    const categories = fast(t, label, () => parseHelpListing(text))
+    t.ok(Array.isArray(categories), label)
+  }
+})
+
+test('the wallet endpoint is built in linear time from an rpc_url of many slashes', async (t) => {
+  const url = fast(t, 'slashes then a letter', () => endpointUrl(fill('http://h/', '/', 'a', RPC_URL_LENGTH), 'w1'))
+  t.ok((url as string).endsWith('a/wallet/w1'))
+  const root = fast(t, 'slashes only', () => endpointUrl(fill('http://h/', '/', '', RPC_URL_LENGTH), 'w1'))
+  t.equal(root, 'http://h/wallet/w1')
+  fast(t, 'a wallet name of surrogates', () => endpointUrl('http://h/', fill('', '\ud800', '', 256)))
+})
+
+test('stored secrets and fingerprints are checked in linear time', async (t) => {
+  t.equal(
+    fast(t, 'a scrypt hash of base64 and = signs', () =>
+      parseScryptHash(fill('$scrypt$ln=15,r=8,p=1$', 'A=', '$x$', ENV_VALUE_BYTES)),
+    ),
+    null,
+  )
+  t.equal(
+    fast(t, 'a scrypt hash with a long salt', () => parseScryptHash(fill('$scrypt$ln=15,r=8,p=1$', 'A', '$=', ENV_VALUE_BYTES))),
+    null,
+  )
+  t.equal(
+    fast(t, 'a fingerprint of base64', () => isFingerprint(fill('SHA256:', 'A', '', ENV_VALUE_BYTES))),
+    false,
+  )
+})
