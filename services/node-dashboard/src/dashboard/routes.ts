@@ -10,7 +10,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       schema: {
         summary: 'Chain, network, mempool, mining, uptime and wallet state of the node',
         description:
-          'One round of concurrent RPC calls, shared by concurrent requests. 400 without rpc_url; 502 when the node fails.',
+          'One round of concurrent RPC calls, shared by concurrent requests. 400 without rpc_url; 502 when the node fails ' +
+          'or answers a method with an unexpected shape (the detail names the method).',
         tags: ['dashboard'],
         response: { 200: SummaryResponse, 400: ErrorBody, 401: ErrorBody, 502: ErrorBody },
       },

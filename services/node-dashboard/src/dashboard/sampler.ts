@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '@app/common'
 import type { MetricsRepository } from '../history/repository.ts'
+import { isRpcError } from '../rpc/errors.ts'
 import type { NodeSettings } from '../settings/repository.ts'
 import { metricsFromSummary } from './metrics.ts'
 import type { Summary } from './summary.ts'
@@ -50,7 +51,9 @@ export function createSampler(options: SamplerOptions) {
       await options.metrics.prune(options.retentionDays)
       return 'sampled'
     } catch (error) {
-      options.log.debug({ err: error }, 'metrics sample failed')
+      // A node that is down is routine; one that answers nonsense needs a look.
+      if (isRpcError(error, 'bad-reply')) options.log.warn({ err: error }, 'metrics sample skipped: malformed node answer')
+      else options.log.debug({ err: error }, 'metrics sample failed')
       return 'failed'
     }
   }

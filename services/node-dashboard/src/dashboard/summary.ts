@@ -1,5 +1,6 @@
 import type { RpcClient } from '../rpc/client.ts'
 import { isRpcError } from '../rpc/errors.ts'
+import { checkedReply } from '../rpc/replies.ts'
 import type { NodeSettings } from '../settings/repository.ts'
 
 type Json = Record<string, unknown>
@@ -34,7 +35,9 @@ export async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Prom
         ([info, balances]) => {
           if (!info.ok) return { wallet: null, wallet_error: info.error.message }
           if (!balances.ok) return { wallet: null, wallet_error: balances.error.message }
-          return { wallet: { ...(info.result as Json), balances: balances.result as Json }, wallet_error: null }
+          // A malformed wallet answer is a node fault like any other (502), not a wallet setting to fix.
+          const wallet = { ...checkedReply('getwalletinfo', info.result), balances: checkedReply('getbalances', balances.result) }
+          return { wallet, wallet_error: null }
         },
         // The node answered the rest; a wallet endpoint the node lacks should not hide it.
         (error) => {
@@ -44,20 +47,25 @@ export async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Prom
       )
     : Promise.resolve({ wallet: null, wallet_error: null })
   const [outcomes, walletGroup] = await Promise.all([core, wallet])
-  const results = new Map<string, unknown>()
   for (const [i, method] of CORE.entries()) {
     const outcome = outcomes[i]
-    if (outcome.ok) results.set(method, outcome.result)
     // Forks without `uptime` (Dogecoin 1.14) answer "Method not found".
-    else if (method === 'uptime' && outcome.error.rpcCode === -32601) results.set(method, null)
-    else throw outcome.error
+    if (!outcome.ok && !(method === 'uptime' && outcome.error.rpcCode === -32601)) throw outcome.error
   }
+  const resultOf = (method: (typeof CORE)[number]) => {
+    const outcome = outcomes[CORE.indexOf(method)]
+    return outcome.ok ? outcome.result : undefined
+  }
+  const uptime = outcomes[CORE.indexOf('uptime')]
   return {
-    chain: results.get('getblockchaininfo') as Json,
-    network: { ...(results.get('getnetworkinfo') as Json), ...(results.get('getnettotals') as Json) },
-    mempool: results.get('getmempoolinfo') as Json,
-    mining: results.get('getmininginfo') as Json,
-    uptime: (results.get('uptime') as number | null) ?? null,
+    chain: checkedReply('getblockchaininfo', resultOf('getblockchaininfo')),
+    network: {
+      ...checkedReply('getnetworkinfo', resultOf('getnetworkinfo')),
+      ...checkedReply('getnettotals', resultOf('getnettotals')),
+    },
+    mempool: checkedReply('getmempoolinfo', resultOf('getmempoolinfo')),
+    mining: checkedReply('getmininginfo', resultOf('getmininginfo')),
+    uptime: uptime.ok ? checkedReply('uptime', uptime.result) : null,
     ...walletGroup,
     updated_at: new Date().toISOString(),
   }

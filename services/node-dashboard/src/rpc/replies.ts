@@ -1,0 +1,57 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
+import { RpcError } from './errors.ts'
+
+const count = () => Type.Integer({ minimum: 0 })
+
+/**
+ * The results the dashboard itself reads, as Core (and forks) answer them: only the fields it uses,
+ * every other field allowed and passed on. Fields newer than Dogecoin 1.14 (Core 0.14) are optional.
+ */
+export const NodeReplies = {
+  getblockchaininfo: Type.Object({
+    chain: Type.String(),
+    blocks: count(),
+    headers: count(),
+    bestblockhash: Type.String(),
+    difficulty: Type.Number(),
+    verificationprogress: Type.Number(),
+    initialblockdownload: Type.Optional(Type.Boolean()),
+  }),
+  getnetworkinfo: Type.Object({
+    version: count(),
+    subversion: Type.String(),
+    connections: count(),
+    connections_in: Type.Optional(count()),
+    connections_out: Type.Optional(count()),
+  }),
+  getnettotals: Type.Object({ totalbytesrecv: count(), totalbytessent: count() }),
+  getmempoolinfo: Type.Object({ size: count(), bytes: count(), usage: count() }),
+  getmininginfo: Type.Object({ networkhashps: Type.Number(), difficulty: Type.Number() }),
+  uptime: count(),
+  getwalletinfo: Type.Object({ walletname: Type.Optional(Type.String()), balance: Type.Optional(Type.Number()) }),
+  getbalances: Type.Object({ mine: Type.Object({ trusted: Type.Number() }) }),
+  help: Type.String(),
+} satisfies Record<string, TSchema>
+
+export type CheckedMethod = keyof typeof NodeReplies
+export type NodeReply<M extends CheckedMethod> = Static<(typeof NodeReplies)[M]>
+
+const checks = Object.fromEntries(
+  Object.entries(NodeReplies).map(([method, schema]) => [method, TypeCompiler.Compile(schema)]),
+) as { [M in CheckedMethod]: TypeCheck<(typeof NodeReplies)[M]> }
+
+/**
+ * The result of `method` if it has the shape the dashboard relies on; otherwise an RpcError (502) naming
+ * the method and the first misfit field, never the value (it could be huge or carry anything).
+ */
+export function checkedReply<M extends CheckedMethod>(method: M, result: unknown): NodeReply<M> {
+  const check = checks[method] as TypeCheck<TSchema>
+  if (check.Check(result)) return result as NodeReply<M>
+  const first = check.Errors(result).First()
+  const field = first?.path ? `${first.path.slice(1).replaceAll('/', '.')}: ` : ''
+  throw new RpcError(
+    'bad-reply',
+    `Node answered ${method} with an unexpected shape (${field}${first?.message ?? 'does not match'}).`,
+  )
+}

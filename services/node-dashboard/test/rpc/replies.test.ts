@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises'
+import { test } from 'tap'
+import { isRpcError } from '../../src/rpc/errors.ts'
+import { type CheckedMethod, checkedReply, NodeReplies } from '../../src/rpc/replies.ts'
+
+const captured = new URL('../support/fixtures/bitcoind/captured/', import.meta.url)
+
+async function realResult(method: string): Promise<unknown> {
+  return JSON.parse(await readFile(new URL(`raw/${method}.body`, captured), 'utf8')).result
+}
+
+function refusal(method: CheckedMethod, result: unknown): string {
+  try {
+    checkedReply(method, result)
+  } catch (error) {
+    if (isRpcError(error, 'bad-reply') && error.statusCode === 502) return error.message
+    throw error
+  }
+  throw new Error(`${method} accepted ${JSON.stringify(result)}`)
+}
+
+test('every result real bitcoind v30 gave to a method the dashboard reads has the expected shape', async (t) => {
+  const methods = Object.keys(NodeReplies).filter((m) => m !== 'help') as CheckedMethod[]
+  for (const method of methods) {
+    const result = await realResult(method)
+    t.equal(checkedReply(method, result), result, method)
+  }
+  const listing = await readFile(new URL('help.txt', captured), 'utf8')
+  t.equal(checkedReply('help', listing), listing)
+})
+
+test('a misfit result is a 502 naming the method and the field, never echoing the value', async (t) => {
+  t.equal(refusal('uptime', '12345'), 'Node answered uptime with an unexpected shape (Expected integer).')
+  t.match(refusal('uptime', -1), /^Node answered uptime with an unexpected shape/)
+  t.match(refusal('uptime', 1.5), /^Node answered uptime with an unexpected shape/)
+  const chain = (await realResult('getblockchaininfo')) as Record<string, unknown>
+  t.equal(
+    refusal('getblockchaininfo', { ...chain, blocks: 'secret-looking-101' }),
+    'Node answered getblockchaininfo with an unexpected shape (blocks: Expected integer).',
+  )
+  t.match(
+    refusal('getblockchaininfo', 'a string'),
+    /^Node answered getblockchaininfo with an unexpected shape \(Expected object\)/,
+  )
+  const { headers, ...headless } = chain
+  t.match(refusal('getblockchaininfo', headless), /\(headers: Expected required property\)/)
+  t.match(refusal('getnetworkinfo', null), /^Node answered getnetworkinfo /)
+  t.match(refusal('getnettotals', []), /^Node answered getnettotals /)
+  t.match(refusal('getmempoolinfo', { size: 1, bytes: 2, usage: '3' }), /\(usage: /)
+  t.match(refusal('getmininginfo', { networkhashps: 'fast', difficulty: 1 }), /\(networkhashps: /)
+  t.match(refusal('getwalletinfo', 'w1'), /^Node answered getwalletinfo /)
+  t.match(refusal('getbalances', { mine: { trusted: '49.9' } }), /\(mine\.trusted: Expected number\)/)
+  t.match(refusal('help', { text: 'help' }), /^Node answered help with an unexpected shape \(Expected string\)/)
+})
+
+test('fields the dashboard does not read, and those older nodes lack, are left alone', async (t) => {
+  const network = (await realResult('getnetworkinfo')) as Record<string, unknown>
+  const { connections_in, connections_out, ...older } = network
+  t.ok(checkedReply('getnetworkinfo', { ...older, networks: 'anything', extra: [1, 2] }))
+  t.ok(checkedReply('getwalletinfo', {}))
+})
