@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sessionUser } from '../auth/plugin.ts'
 import type { Config } from '../config.ts'
 import { isRpcError } from '../rpc/errors.ts'
+import { checkedReply } from '../rpc/replies.ts'
 import { ErrorBody } from '../schemas.ts'
-import { parseHelpListing } from './help-parser.ts'
+import { HELP_REPLY_BYTES, parseHelpListing } from './help-parser.ts'
 import { CommandsResponse, HelpParams, HelpResponse, RpcCallBody, RpcCallResponse } from './schemas.ts'
 
 export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
@@ -57,13 +58,14 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
       config: { auth: true },
       schema: {
         summary: "The node's `help` listing parsed into categories and methods with their argument synopsis",
+        description: '502 when the node fails, or answers `help` with something other than text or with more than 256 KB.',
         tags: ['rpc'],
         response: { 200: CommandsResponse, 400: ErrorBody, 401: ErrorBody, 502: ErrorBody },
       },
     },
     async () => {
-      const text = await fastify.rpc.call<string>('help', [], { wallet: '' })
-      const categories = parseHelpListing(typeof text === 'string' ? text : '')
+      const text = checkedReply('help', await fastify.rpc.call('help', [], { wallet: '', maxReplyBytes: HELP_REPLY_BYTES }))
+      const categories = parseHelpListing(text)
       return { count: categories.reduce((n, c) => n + c.methods.length, 0), categories }
     },
   )
@@ -74,7 +76,9 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
       config: { auth: true },
       schema: {
         summary: 'The full help text of one method',
-        description: 'A method the node does not know answers 404 {"detail": "Unknown RPC method \'<name>\' ..."}.',
+        description:
+          'A method the node does not know answers 404 {"detail": "Unknown RPC method \'<name>\' ..."}; 502 when the node ' +
+          'fails, or answers `help` with something other than text or with more than 256 KB.',
         tags: ['rpc'],
         params: HelpParams,
         response: { 200: HelpResponse, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
@@ -82,9 +86,9 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     },
     async (request) => {
       const method = request.params.method_name
-      const text = await fastify.rpc.call<string>('help', [method], { wallet: '' })
+      const text = checkedReply('help', await fastify.rpc.call('help', [method], { wallet: '', maxReplyBytes: HELP_REPLY_BYTES }))
       // The node answers an unknown name with a normal result, not an error.
-      if (typeof text !== 'string' || text.startsWith('help: unknown command')) {
+      if (text.startsWith('help: unknown command')) {
         throw notFound(`Unknown RPC method '${method}': the node's help does not list it.`)
       }
       return { method, help: text }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { parseHelpListing } from '../../src/explorer/help-parser.ts'
 import { build, login } from '../helper.ts'
+import { startTamperedNode } from '../rpc/tampered-node.ts'
 import { startNodeSimulator } from '../support/node-simulator.ts'
 
 const PASSWORD = 'explorer-rpc-Secret'
@@ -105,6 +106,23 @@ test('the parser reads the captured v30 listing whole', async (t) => {
   )
 })
 
+test('the parser: headers with or without inner blanks, CRLF, a synopsis after any blank, lines before a header', async (t) => {
+  const text =
+    'stray\r\n== Blockchain ==\r\ngetblock  "blockhash"\t( verbosity )\r\n\r\n==Control==\nhelp ( "command" )\n  uptime  \n== ==\n====\n'
+  t.same(parseHelpListing(text), [
+    { name: 'Other', methods: [{ name: 'stray', args: '' }] },
+    { name: 'Blockchain', methods: [{ name: 'getblock', args: '"blockhash"\t( verbosity )' }] },
+    {
+      name: 'Control',
+      methods: [
+        { name: 'help', args: '( "command" )' },
+        { name: 'uptime', args: '' },
+      ],
+    },
+    { name: '', methods: [{ name: '====', args: '' }] },
+  ])
+})
+
 test('GET /api/rpc/help/{method_name}: full text, 404 for an unknown method, 422 for a bad name', async (t) => {
   const { get } = await shared
   const res = await get('/api/rpc/help/getblockhash')
@@ -115,4 +133,44 @@ test('GET /api/rpc/help/{method_name}: full text, 404 for an unknown method, 422
   t.equal(unknown.statusCode, 404)
   t.same(unknown.json(), { detail: "Unknown RPC method 'nosuchmethod': the node's help does not list it." })
   t.equal((await get('/api/rpc/help/bad%20name')).statusCode, 422)
+})
+
+test('help answers the explorer parses are checked: not text or over 256 KB is a 502 naming help', async (t) => {
+  const { sim, app, get } = await shared
+  const node = await startTamperedNode(t, sim.url)
+  await app.nodeSettings.update({ rpc_url: node.url })
+  t.teardown(() => app.nodeSettings.update({ rpc_url: sim.url }))
+  for (const [what, value] of [
+    ['a number', 42],
+    ['an object', { help: 'text' }],
+    ['null', null],
+  ] as const) {
+    node.tamper('help', () => value)
+    for (const url of ['/api/rpc/commands', '/api/rpc/help/getblock']) {
+      const res = await get(url)
+      t.equal(res.statusCode, 502, `${url}, help answering ${what}`)
+      t.match(res.json().detail, /^Node answered help with an unexpected shape/, `${url}, help answering ${what}`)
+    }
+  }
+  node.tamper('help', () => 'x'.repeat(256 * 1024 + 1))
+  for (const url of ['/api/rpc/commands', '/api/rpc/help/getblock']) {
+    const res = await get(url)
+    t.equal(res.statusCode, 502, url)
+    t.match(res.json().detail, /^Node RPC reply to help exceeded 262144 bytes/, url)
+  }
+  node.restore()
+  t.equal((await get('/api/rpc/commands')).json().count, 149)
+})
+
+test("the raw call passes any result through untouched: that is the user's own call", async (t) => {
+  const { sim, app, call } = await shared
+  const node = await startTamperedNode(t, sim.url)
+  await app.nodeSettings.update({ rpc_url: node.url })
+  t.teardown(() => app.nodeSettings.update({ rpc_url: sim.url }))
+  node.tamper('uptime', () => 'not a number')
+  node.tamper('getblockchaininfo', () => [1, 'two', { three: 3 }])
+  t.same((await call({ method: 'uptime' })).json().result, 'not a number')
+  t.same((await call({ method: 'getblockchaininfo' })).json().result, [1, 'two', { three: 3 }])
+  node.tamper('help', () => 42)
+  t.same((await call({ method: 'help' })).json().result, 42)
 })
