@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { redisReachable } from '@app/common/testing'
 import t, { type Test } from 'tap'
 import { build, TEST_PASSWORD } from '../helper.ts'
@@ -89,4 +90,15 @@ test('with one Redis and one database, a burst split across two instances keeps 
   checkBurst(t, await burst([a, b], ip), checksA.count + checksB.count)
   t.equal((await attempt(b, ip, TEST_PASSWORD)).statusCode, 429, 'the client stays blocked')
   t.equal((await attempt(a, uniqueIp(), TEST_PASSWORD)).statusCode, 200, 'another client logs in')
+})
+
+test('a forwarded address of any length is blocked like a short one, never a 500', async (t) => {
+  const app = await build(t, { env })
+  // The client chooses X-Forwarded-For when the proxy is trusted: far longer than any index entry may be.
+  // Random text: a repeated character would compress below the index limit.
+  const ip = `${uniqueIp()}-${randomBytes(3000).toString('hex')}`
+  const statuses: number[] = []
+  for (let i = 0; i < MAX + 1; i++) statuses.push((await attempt(app, ip, `wrong-${i}`)).statusCode)
+  t.same(statuses, [...Array(MAX).fill(401), 429])
+  t.equal((await attempt(app, ip, TEST_PASSWORD)).statusCode, 429, 'the long address stays blocked')
 })
