@@ -60,8 +60,19 @@ export function checkJpegStructure(bytes: Buffer): StructureVerdict {
   return 'trailing'
 }
 
+/** Receives each marker segment of a JPEG in file order: its marker and its body (after the length field). */
+export type JpegSegmentVisitor = (marker: number, body: Buffer) => void
+
+/**
+ * Walks the segments of the first JPEG in `bytes` (the one a decoder reads), handing each to `visit`;
+ * false if it never reaches its EOI.
+ */
+export function walkJpegSegments(bytes: Buffer, visit: JpegSegmentVisitor): boolean {
+  return jpegEnd(bytes, 0, visit) !== -1
+}
+
 /** The offset just after the EOI of the JPEG starting at `start`, or -1 if it never ends. */
-function jpegEnd(bytes: Buffer, start: number): number {
+function jpegEnd(bytes: Buffer, start: number, visit?: JpegSegmentVisitor): number {
   let offset = start + 2 // after SOI
   while (offset < bytes.length) {
     if (bytes[offset] !== 0xff) return -1
@@ -74,6 +85,7 @@ function jpegEnd(bytes: Buffer, start: number): number {
     if (offset + 2 > bytes.length) return -1
     const length = bytes.readUInt16BE(offset)
     if (length < 2 || offset + length > bytes.length) return -1
+    visit?.(marker, bytes.subarray(offset + 2, offset + length))
     offset += length
     if (marker !== 0xda) continue
     // Entropy-coded data: 0xFF is always followed by 0x00 (stuffing) or RSTn inside a scan.
