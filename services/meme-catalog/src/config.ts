@@ -50,6 +50,12 @@ export const configSchema = Type.Object({
   UPLOAD_QUOTA_DAY: int(50, 0, 'uploads per IP in any 24 hours'),
   UPLOAD_QUOTA_GLOBAL_DAY: int(1000, 0, 'uploads from everyone in any 24 hours'),
   UPLOAD_RATE_LIMIT: int(30, 1, 'upload requests per IP per rate-limit window (any outcome)'),
+  UPLOAD_DECODE_FAILURE_COST: int(
+    10,
+    0,
+    'upload rate-limit units an upload spends, on top of its request, when its image fails to decode',
+  ),
+  UPLOAD_DECODE_QUEUE: int(8, 0, 'uploads that may wait for one of the two decode slots; more are answered 503'),
 })
 
 export type Config = Static<typeof configSchema>

@@ -1,13 +1,15 @@
 import { webcrypto } from 'node:crypto'
-import { badRequest, HttpError } from '@app/common'
+import { badRequest, HttpError, type RouteRateLimit } from '@app/common'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
+import { decodeCostRefusal } from '../images/decode-cost.ts'
 import { NEAR_DUPLICATE_DISTANCE } from '../images/phash.ts'
 import { classifierPixels, decode, ImageRejectedError, perceptualHash, readHeader, toWebp } from '../images/process.ts'
-import { checkStructure, sniffImageType } from '../images/sniff.ts'
+import { checkStructure, type ImageMime, sniffImageType } from '../images/sniff.ts'
 import { toMeme } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
 import { readMemeFile, sanitizeFileName } from './multipart.ts'
+import { createRefusalMemory } from './refusals.ts'
 import {
   createUploadsRepository,
   type ExistingMeme,
@@ -16,7 +18,7 @@ import {
   type QuotaWindow,
   type UploadsRepository,
 } from './repository.ts'
-import { createSemaphore } from './semaphore.ts'
+import { createSemaphore, SemaphoreFullError } from './semaphore.ts'
 
 export const APPROVED_MESSAGE = 'Upload approved.'
 export const PENDING_MESSAGE = 'Upload queued for admin review.'
@@ -47,6 +49,16 @@ const QUOTA_MESSAGES: Record<QuotaWindow, (limit: number) => string> = {
   globalDay: (n) => `The catalog's daily upload quota (${n}) is exhausted; try again later.`,
 }
 
+/** Decode slots: decoded pixels can reach 80 MB per image, so at most two images are in memory at once. */
+export const DECODE_SLOTS = 2
+/** A slot is held about a second per upload: by then the waiting line has moved on. */
+const DECODE_BUSY_RETRY_AFTER_SECONDS = 5
+
+const decodeBusy = () =>
+  new HttpError(503, 'Too many uploads are being processed right now; try again shortly.', {
+    'Retry-After': DECODE_BUSY_RETRY_AFTER_SECONDS,
+  })
+
 /** Signals an identical upload stored concurrently: the transaction rolls back and the stored one answers. */
 class DuplicateRace extends Error {}
 
@@ -56,15 +68,15 @@ async function sha256Hex(bytes: Buffer): Promise<string> {
   return Buffer.from(digest).toString('hex')
 }
 
-export function createUploadPipeline(fastify: FastifyInstance, config: Config) {
+export function createUploadPipeline(fastify: FastifyInstance, config: Config, uploadLimit: RouteRateLimit) {
   const limits: QuotaLimits = {
     hour: config.UPLOAD_QUOTA_HOUR,
     day: config.UPLOAD_QUOTA_DAY,
     globalDay: config.UPLOAD_QUOTA_GLOBAL_DAY,
   }
   const uploads = fastify.uploadsRepository
-  // Decoded pixels can reach 80 MB per image: at most two images are in memory at once.
-  const processing = createSemaphore(2)
+  const processing = createSemaphore(DECODE_SLOTS, config.UPLOAD_DECODE_QUEUE)
+  const refusals = createRefusalMemory()
 
   const remaining = (used: QuotaUsage): UploadQuotaT => ({
     remainingHour: Math.max(0, limits.hour - used.hour),
@@ -102,6 +114,45 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config) {
     }
   }
 
+  /** A failed decode spent CPU and uses no quota: it costs its sender several requests of the upload rate limit. */
+  async function chargeFailedDecode(ip: string) {
+    if (!fastify.hasDecorator('rateLimiter')) return
+    const charges = Array.from({ length: config.UPLOAD_DECODE_FAILURE_COST }, () => fastify.rateLimiter.consume(uploadLimit, ip))
+    await Promise.all(charges)
+  }
+
+  /** The answer when no decode slot is free or the decoder refused the file (remembered and charged). */
+  async function refuseUnprocessed(error: unknown, id: string, ip: string): Promise<never> {
+    if (error instanceof SemaphoreFullError) throw decodeBusy()
+    if (!(error instanceof ImageRejectedError)) throw error
+    refusals.remember(id, error.message)
+    await chargeFailedDecode(ip)
+    throw badRequest(error.message)
+  }
+
+  /** Refuses, before any decode, what the image checks refuse; bytes refused before answer the same at once. */
+  async function checkImage(bytes: Buffer, mime: ImageMime, id: string) {
+    const remembered = refusals.recall(id)
+    if (remembered) throw badRequest(remembered)
+    const structure = checkStructure(bytes, mime)
+    if (structure === 'trailing') {
+      throw new HttpError(
+        415,
+        'The file carries data after the end of the image (a polyglot); only plain PNG or JPEG is accepted.',
+      )
+    }
+    try {
+      if (structure === 'truncated') throw new ImageRejectedError('The image is truncated or corrupt.')
+      const tooCostly = await decodeCostRefusal(bytes, mime)
+      if (tooCostly) throw new ImageRejectedError(tooCostly)
+      await readHeader(bytes)
+    } catch (error) {
+      if (!(error instanceof ImageRejectedError)) throw error
+      refusals.remember(id, error.message)
+      throw badRequest(error.message)
+    }
+  }
+
   async function afterCommit(request: FastifyRequest, id: string, approved: boolean) {
     // The rows are committed: a failed notification only delays captioning (the worker also polls).
     try {
@@ -128,23 +179,9 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config) {
     const originalMime = sniffImageType(file.bytes)
     if (!originalMime)
       throw new HttpError(415, 'Only PNG and JPEG images are accepted (checked by content, not by name or type).')
-    const structure = checkStructure(file.bytes, originalMime)
-    if (structure === 'trailing') {
-      throw new HttpError(
-        415,
-        'The file carries data after the end of the image (a polyglot); only plain PNG or JPEG is accepted.',
-      )
-    }
-    if (structure === 'truncated') throw badRequest('The image is truncated or corrupt.')
-    try {
-      await readHeader(file.bytes)
-    } catch (error) {
-      if (error instanceof ImageRejectedError) throw badRequest(error.message)
-      throw error
-    }
-
-    lap('check')
     const id = await sha256Hex(file.bytes)
+    await checkImage(file.bytes, originalMime, id)
+    lap('check')
     const existing = await uploads.findMeme(id)
     if (existing) return answerExisting(existing, remaining(await uploads.quotaUsage(ip)))
     const rejected = await uploads.findRejectedHash(id)
@@ -156,23 +193,19 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config) {
     if (window) throw await quotaError(uploads, ip, window, before)
     lap('lookup')
 
-    const { webp, moderation, phash } = await processing.run(async () => {
-      let image: Awaited<ReturnType<typeof decode>>
-      try {
-        image = await decode(file.bytes)
-      } catch (error) {
-        if (error instanceof ImageRejectedError) throw badRequest(error.message)
-        throw error
-      }
-      // WebP encoding (libuv pool) and classification (worker thread) run side by side.
-      const small = classifierPixels(image)
-      const [webp, moderation, phash] = await Promise.all([
-        toWebp(image),
-        small.then((pixels) => fastify.moderation.moderate(pixels)),
-        small.then(perceptualHash),
-      ])
-      return { webp, moderation, phash }
-    })
+    const { webp, moderation, phash } = await processing
+      .run(async () => {
+        const image = await decode(file.bytes)
+        // WebP encoding (libuv pool) and classification (worker thread) run side by side.
+        const small = classifierPixels(image)
+        const [webp, moderation, phash] = await Promise.all([
+          toWebp(image),
+          small.then((pixels) => fastify.moderation.moderate(pixels)),
+          small.then(perceptualHash),
+        ])
+        return { webp, moderation, phash }
+      })
+      .catch((error) => refuseUnprocessed(error, id, ip))
     lap('process')
     const decision = fastify.moderation.decide(moderation.score)
     const nearDuplicateOf = decision === 'rejected' ? [] : await uploads.findNearDuplicates(phash, NEAR_DUPLICATE_DISTANCE)

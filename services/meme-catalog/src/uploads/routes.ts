@@ -1,3 +1,4 @@
+import type { RouteRateLimit } from '@app/common'
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
@@ -36,16 +37,19 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
   // Scoped to this plugin: the multipart parser only exists for the upload route.
   await fastify.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES } })
   fastify.decorate('uploadsRepository', createUploadsRepository(fastify.db))
-  const upload = createUploadPipeline(fastify, config)
+  const uploadLimit: RouteRateLimit = {
+    bucket: 'upload',
+    max: config.UPLOAD_RATE_LIMIT,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+  }
+  const upload = createUploadPipeline(fastify, config, uploadLimit)
 
   fastify.post(
     '/api/memes',
     {
       bodyLimit: MAX_REQUEST_BYTES,
       onRequest: [checkUploadHeaders],
-      config: {
-        rateLimit: { bucket: 'upload', max: config.UPLOAD_RATE_LIMIT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS },
-      },
+      config: { rateLimit: uploadLimit },
       // The body is a multipart stream read by the handler; the schema documents it for OpenAPI only.
       validatorCompiler: () => () => true,
       schema: {
@@ -54,22 +58,29 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
           `multipart/form-data with one file field \`${FIELD_NAME}\`: PNG or JPEG by content, at most ${MAX_UPLOAD_BYTES} bytes, ` +
           `edges up to ${MAX_EDGE} px, at most ${MAX_PIXELS} pixels. The server moderates it, strips all metadata and stores ` +
           `a WebP (longest edge at most ${WEBP_MAX_EDGE} px, quality ${WEBP_QUALITY}). Per-IP hourly and daily quotas and a ` +
-          'global daily quota apply; identical bytes answer with the stored meme without using quota.',
+          'global daily quota apply; identical bytes answer with the stored meme without using quota. Files whose decode ' +
+          'would cost far more than their size suggests (over 100 JPEG scans, too many progressive passes for the ' +
+          'image size, compressed PNG metadata or image data beyond what the pixels need) are refused before decoding; ' +
+          'a file that fails to decode spends extra units of the upload rate limit.',
         tags: ['memes'],
         consumes: ['multipart/form-data'],
         body: UploadBody,
         response: {
           201: ref(MemeAddResponse, { 'x-response-description': 'Approved and published.' }),
           202: ref(MemeAddResponse, { 'x-response-description': 'Queued for admin review.' }),
-          400: errorResponse('Malformed multipart, missing/repeated/extra fields, empty file, corrupt image or too many pixels.'),
+          400: errorResponse(
+            'Malformed multipart, missing/repeated/extra fields, empty file, corrupt image, too many pixels, or an image ' +
+              'too costly to decode (JPEG scans or coding process, CMYK over 12 megapixels, PNG metadata or hidden data).',
+          ),
           411: errorResponse('Content-Length missing (chunked uploads are refused).'),
           413: errorResponse('The file or request exceeds 5 MB.'),
           415: errorResponse('The bytes are not a PNG or JPEG image.'),
           422: ref(ModerationRejected, { 'x-response-description': 'Rejected by moderation; nothing is published.' }),
           429: errorResponse('Upload quota or upload rate limit exhausted.'),
           503: unavailableResponse(
-            'The classifier cannot run (model not loaded, or more than 32 uploads already waiting for it), or the ' +
-              'database is unreachable: nothing is stored; retry after Retry-After seconds.',
+            'Every decode slot is busy and the line waiting for one is full, the classifier cannot run (model not ' +
+              'loaded, or more than 32 uploads already waiting for it), or the database is unreachable: nothing is ' +
+              'stored; retry after Retry-After seconds.',
           ),
         },
       },
