@@ -30,12 +30,14 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 
 /** A file name safe in a header: letters, digits, dash and underscore from the original name, then .webp. */
 export function downloadName(originalName: string): string {
-  const base = originalName
-    .replace(/\.[^.]*$/, '')
-    .replace(/[^A-Za-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 80)
-  return `${base || 'meme'}.webp`
+  const dot = originalName.lastIndexOf('.')
+  const safe = (dot >= 0 ? originalName.slice(0, dot) : originalName).replace(/[^A-Za-z0-9_-]+/g, '-')
+  // Dashes trimmed by index: /^-+|-+$/ retries every dash of an inner run, quadratic in its length.
+  let start = 0
+  let end = safe.length
+  while (start < end && safe[start] === '-') start++
+  while (end > start && safe[end - 1] === '-') end--
+  return `${safe.slice(start, end).slice(0, 80) || 'meme'}.webp`
 }
 
 const mediaHeaders = {
