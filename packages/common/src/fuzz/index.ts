@@ -1,3 +1,4 @@
+export * from './budget.ts'
 export * from './check.ts'
 export * from './inject.ts'
 export * from './openapi.ts'

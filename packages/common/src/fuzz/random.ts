@@ -47,6 +47,3 @@ export function fuzzSeed(defaultSeed = 20261121): number {
   const parsed = raw === undefined ? Number.NaN : Number.parseInt(raw, 10)
   return Number.isFinite(parsed) ? parsed : defaultSeed
 }
-
-/** true when the long run was asked for (pnpm fuzz sets FUZZ_LONG=1). */
-export const fuzzLong = (): boolean => process.env.FUZZ_LONG === '1'
