@@ -58,8 +58,17 @@ function bitFlip(bytes: Buffer, random: Random, flips: number): Buffer {
   return out
 }
 
-/** The upload-specific hostile inputs of issue 8, built from a seed. */
-export async function hostileUploads(random: Random, flipsPerFormat: number): Promise<HostileUpload[]> {
+/** Hostile uploads: a fixed list, then bit-flipped PNGs and JPEGs made one at a time as they are sent. */
+export interface HostileUploads {
+  count: number
+  cases: Iterable<HostileUpload>
+}
+
+/**
+ * About `total` upload-specific hostile inputs from a seed: the fixed list, then bit flips (as many PNGs as
+ * JPEGs) for the rest. Made lazily: a long run's thousands of flips are never all in memory.
+ */
+export async function hostileUploads(random: Random, total: number): Promise<HostileUploads> {
   const png = await pngImage(random.int(1, 1000), 160, 120)
   const jpeg = await jpegImage(random.int(1, 1000), 160, 120)
   const base = await pngImage(random.int(1, 1000), 64, 48)
@@ -123,9 +132,13 @@ export async function hostileUploads(random: Random, flipsPerFormat: number): Pr
       payload: multipart([{ name: '__proto__', filename: 'x.png', contentType: 'image/png', data: base }]),
     },
   ]
-  for (let i = 0; i < flipsPerFormat; i++) {
-    cases.push(file(`bit-flipped PNG #${i}`, bitFlip(png, random, random.int(1, 8))))
-    cases.push(file(`bit-flipped JPEG #${i}`, bitFlip(jpeg, random, random.int(1, 8)), 'image/jpeg', 'x.jpg'))
+  const flipsPerFormat = Math.max(0, Math.ceil((total - cases.length) / 2))
+  function* all(): Generator<HostileUpload> {
+    yield* cases
+    for (let i = 0; i < flipsPerFormat; i++) {
+      yield file(`bit-flipped PNG #${i}`, bitFlip(png, random, random.int(1, 8)))
+      yield file(`bit-flipped JPEG #${i}`, bitFlip(jpeg, random, random.int(1, 8)), 'image/jpeg', 'x.jpg')
+    }
   }
-  return cases
+  return { count: cases.length + 2 * flipsPerFormat, cases: all() }
 }

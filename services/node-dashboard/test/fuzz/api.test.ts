@@ -1,19 +1,29 @@
-import { type FuzzReport, generateRequests, heapAfterGc, runFuzz } from '@app/common/fuzz'
+import {
+  describeProblems,
+  type FuzzReport,
+  fuzzLong,
+  fuzzShare,
+  generateRequests,
+  heapAfterGc,
+  mergeReports,
+  progressEvery,
+  runFuzz,
+  summarizeReport,
+} from '@app/common/fuzz'
 import { test } from 'tap'
 import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
-import { budget, DASHBOARD_GENERIC, dashboardKnown, fetchDoc, injectSend, random, seed } from './support.ts'
+import { type NodeSimulator, startNodeSimulator } from '../support/node-simulator.ts'
+import { DASHBOARD_GENERIC, DASHBOARD_SHARES, dashboardKnown, fetchDoc, injectSend, random, seed } from './support.ts'
 
 const RPC_PASSWORD = 'fuzz-rpc-Secret-pass'
-
-const describe = (report: FuzzReport) =>
-  report.problems
-    .slice(0, 20)
-    .map((p) => `${p.kind} ${p.request} -> ${p.status}: ${p.problem}`)
-    .join('\n')
+const loggedInCount = fuzzShare(240, DASHBOARD_SHARES.loggedIn)
+const anonymousCount = fuzzShare(80, DASHBOARD_SHARES.anonymous)
+// Batches of at most 1 000 (60 in the normal run): the settings the fuzz rewrites are put back between them.
+const batches = Math.max(4, Math.ceil(loggedInCount / 1000))
+const perBatch = Math.ceil(loggedInCount / batches)
 
 test(`every dashboard route survives seeded hostile requests, logged in and not (seed ${seed})`, async (t) => {
-  const sim = await startNodeSimulator({ password: RPC_PASSWORD, wallets: ['w1'] })
+  let sim: NodeSimulator = await startNodeSimulator({ password: RPC_PASSWORD, wallets: ['w1'] })
   t.teardown(() => sim.close())
   // Short timeouts: settings the fuzz writes may point RPC or SSH anywhere; answers must stay bounded.
   const app = await build(t, {
@@ -41,28 +51,39 @@ test(`every dashboard route survives seeded hostile requests, logged in and not 
   await runFuzz(doc, generateRequests(doc, random, { count: 30, auth, skip: ['POST /api/auth/logout'] }), send, options)
   const baseline = heapAfterGc()
 
-  const reports: FuzzReport[] = []
-  // Batches: the fuzz rewrites the settings, so the node simulator is put back between them.
-  for (let batch = 0; batch < 4; batch++) {
+  const loggedIn: FuzzReport[] = []
+  const started = performance.now()
+  for (let batch = 0; batch < batches; batch++) {
+    // A node a fuzzed stop action shut down is replaced, so the next batch reaches a live node again.
+    if (sim.stoppedByRpc) sim = await startNodeSimulator({ password: RPC_PASSWORD, wallets: ['w1'] })
+    // The simulator records every call it gets: a long run must not keep them.
+    sim.requests.length = 0
     await pointAtSimulator()
-    // The stop and restart actions really stop the simulated node: only the last batch runs them.
-    const skip = ['POST /api/auth/logout', ...(batch < 3 ? ['POST /api/actions/stop', 'POST /api/actions/restart'] : [])]
-    const requests = generateRequests(doc, random, { count: budget(60), auth, skip })
-    reports.push(await runFuzz(doc, requests, send, options))
+    // The stop and restart actions really stop the simulated node: every fourth batch runs them.
+    const skip = ['POST /api/auth/logout', ...(batch % 4 === 3 ? [] : ['POST /api/actions/stop', 'POST /api/actions/restart'])]
+    const requests = generateRequests(doc, random, { count: perBatch, auth, skip })
+    loggedIn.push(await runFuzz(doc, requests, send, options))
+    if (fuzzLong() && (batch + 1) % 10 === 0) {
+      const sent = loggedIn.reduce((n, r) => n + r.sent, 0)
+      process.stderr.write(
+        `dashboard logged in (seed ${seed}): ${sent} sent in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+      )
+    }
   }
   // Unauthenticated, logout included: every protected route must refuse.
-  reports.push(await runFuzz(doc, generateRequests(doc, random, { count: budget(80) }), send, options))
+  const anonymous = await runFuzz(doc, generateRequests(doc, random, { count: anonymousCount }), send, options, {
+    label: `dashboard anonymous (seed ${seed})`,
+    every: progressEvery(anonymousCount),
+  })
 
-  const problems = reports.flatMap((r) => r.problems)
-  t.same(problems, [], `problems:\n${reports.map(describe).join('\n')}`)
-  const statuses: Record<string, number> = {}
-  for (const r of reports) for (const [s, n] of Object.entries(r.statuses)) statuses[s] = (statuses[s] ?? 0) + n
-  t.comment(`statuses ${JSON.stringify(statuses)}`)
-  t.ok(statuses['200'] > 0 && statuses['401'] > 0, 'the fuzz reached handlers and the auth guard')
-
-  const known: Record<string, number> = {}
-  for (const r of reports) for (const [k, n] of Object.entries(r.known)) known[k] = (known[k] ?? 0) + n
-  t.comment(`known deviations: ${JSON.stringify(known)}`)
+  const loggedInReport = mergeReports(loggedIn)
+  const total = mergeReports([loggedInReport, anonymous])
+  t.comment(summarizeReport(`logged in (${batches} batches)`, loggedInReport))
+  t.comment(summarizeReport('not logged in', anonymous))
+  t.comment(summarizeReport('total', total))
+  t.same(total.problems, [], `problems:\n${describeProblems(total)}`)
+  t.ok(loggedInReport.sent >= loggedInCount && anonymous.sent >= anonymousCount, 'the whole budget was sent')
+  t.ok(total.statuses[200] > 0 && total.statuses[401] > 0, 'the fuzz reached handlers and the auth guard')
 
   // Still serving: the session still works and the node path answers (502 if a fuzzed action stopped the node).
   await pointAtSimulator()

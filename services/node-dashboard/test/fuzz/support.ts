@@ -1,12 +1,4 @@
-import {
-  type FuzzRequest,
-  type FuzzResponse,
-  fuzzLong,
-  fuzzSeed,
-  injectSend,
-  type OpenApiDocument,
-  Random,
-} from '@app/common/fuzz'
+import { type FuzzRequest, type FuzzResponse, fuzzSeed, injectSend, type OpenApiDocument, Random } from '@app/common/fuzz'
 
 export { injectSend }
 
@@ -17,8 +9,8 @@ export const DASHBOARD_GENERIC = [401, 403, 404, 405, 413, 414, 415, 422, 429]
 
 export const seed = fuzzSeed()
 export const random = new Random(seed)
-/** Requests per run: a few hundred in the normal run, thousands with FUZZ_LONG=1. */
-export const budget = (short: number) => (fuzzLong() ? short * 20 : short)
+/** How a long run's requests (FUZZ_REQUESTS, 100 000 with FUZZ_LONG=1) split: logged in and not; they add up to 1. */
+export const DASHBOARD_SHARES = { loggedIn: 0.75, anonymous: 0.25 }
 
 /** Findings reported to the service owners, counted rather than failed (see docs/reliability.md). */
 export function dashboardKnown(request: FuzzRequest, response: FuzzResponse): string | undefined {
