@@ -3,6 +3,7 @@ import { HttpError } from '@app/common'
 import type { Static } from '@sinclair/typebox'
 import type { RpcClient } from '../rpc/client.ts'
 import { isRpcError } from '../rpc/errors.ts'
+import { checkedReply } from '../rpc/replies.ts'
 import { missingSettings, type NodeSettings, type NodeSettingsRepository } from '../settings/repository.ts'
 import { keyProblem, runSshCommand, SshError, type SshResult, type SshTarget } from '../ssh/client.ts'
 import { startCommand } from '../ssh/command.ts'
@@ -134,20 +135,23 @@ function exitFailure(ssh: SshStep, extra = ''): ActionError {
 }
 
 export async function stopAction(deps: ActionDeps): Promise<ActionSteps> {
-  const result = await deps.rpc.call<string>('stop', [], { wallet: '' }).catch((error) => {
-    if (isRpcError(error)) {
-      const rpc: RpcStep = {
-        method: 'stop',
-        ok: false,
-        result: null,
-        node_was_running: error.kind !== 'unreachable',
-        detail: error.message,
+  const result = await deps.rpc
+    .call<unknown>('stop', [], { wallet: '' })
+    .then((reply) => checkedReply('stop', reply))
+    .catch((error) => {
+      if (isRpcError(error)) {
+        const rpc: RpcStep = {
+          method: 'stop',
+          ok: false,
+          result: null,
+          node_was_running: error.kind !== 'unreachable',
+          detail: error.message,
+        }
+        throw new ActionError(error.statusCode, error.message, error.statusCode === 400 ? {} : { rpc })
       }
-      throw new ActionError(error.statusCode, error.message, error.statusCode === 400 ? {} : { rpc })
-    }
-    throw error
-  })
-  return { rpc: { method: 'stop', ok: true, result: String(result), node_was_running: true } }
+      throw error
+    })
+  return { rpc: { method: 'stop', ok: true, result, node_was_running: true } }
 }
 
 export async function startAction(deps: ActionDeps): Promise<ActionSteps> {
@@ -165,8 +169,8 @@ export async function restartAction(deps: ActionDeps): Promise<ActionSteps> {
   if (!settings.rpc_url) throw new ActionError(400, 'Missing node settings needed to stop the node: rpc_url.')
   let rpc: RpcStep
   try {
-    const result = await deps.rpc.call<string>('stop', [], { wallet: '', settings })
-    rpc = { method: 'stop', ok: true, result: String(result), node_was_running: true }
+    const result = checkedReply('stop', await deps.rpc.call<unknown>('stop', [], { wallet: '', settings }))
+    rpc = { method: 'stop', ok: true, result, node_was_running: true }
   } catch (error) {
     if (!isRpcError(error)) throw error
     if (error.kind !== 'unreachable') {

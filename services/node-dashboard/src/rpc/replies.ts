@@ -32,6 +32,8 @@ export const NodeReplies = {
   getwalletinfo: Type.Object({ walletname: Type.Optional(Type.String()), balance: Type.Optional(Type.Number()) }),
   getbalances: Type.Object({ mine: Type.Object({ trusted: Type.Number() }) }),
   help: Type.String(),
+  // Core says "Bitcoin Core stopping"; forks name themselves.
+  stop: Type.String(),
 } satisfies Record<string, TSchema>
 
 export type CheckedMethod = keyof typeof NodeReplies
