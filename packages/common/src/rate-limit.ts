@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
 import { tooManyRequests } from './errors.ts'
+import { type Checker, type Counting, registerCounting } from './rate-limit-counting.ts'
 
 export interface RateLimitState {
   limit: number
@@ -10,71 +10,8 @@ export interface RateLimitState {
   resetAt: string
 }
 
-export interface RateLimitStore {
-  /** Counts one hit in the window ending at `resetMs` and returns the count so far. */
-  increment(key: string, resetMs: number): Promise<number>
-  close(): Promise<void>
-}
-
-/** Counts in this process; windows are fixed and aligned to the epoch, so every instance agrees on resetAt. */
-export function memoryStore(): RateLimitStore {
-  const counts = new Map<string, { count: number; resetMs: number }>()
-  const sweep = setInterval(() => {
-    const now = Date.now()
-    for (const [key, entry] of counts) if (entry.resetMs <= now) counts.delete(key)
-  }, 60_000)
-  sweep.unref()
-  return {
-    async increment(key, resetMs) {
-      const id = `${key}:${resetMs}`
-      const entry = counts.get(id)
-      if (entry) return ++entry.count
-      counts.set(id, { count: 1, resetMs })
-      return 1
-    },
-    async close() {
-      clearInterval(sweep)
-      counts.clear()
-    },
-  }
-}
-
-/** Counts in Redis so several instances share one budget per client. */
-export function redisStore(url: string): RateLimitStore {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1000 })
-  redis.on('error', () => {}) // reported per call by increment()
-  return {
-    async increment(key, resetMs) {
-      const id = `ratelimit:${key}:${resetMs}`
-      // A request never waits on an unreachable Redis for more than this.
-      let timer: NodeJS.Timeout | undefined
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('Redis did not answer within 500 ms')), 500)
-      })
-      try {
-        const replies = await Promise.race([
-          redis
-            .multi()
-            .incr(id)
-            .pexpireat(id, resetMs + 1000)
-            .exec(),
-          timeout,
-        ])
-        const [incrError, count] = replies?.[0] ?? [new Error('no reply from Redis')]
-        if (incrError) throw incrError
-        return Number(count)
-      } finally {
-        clearTimeout(timer)
-      }
-    },
-    async close() {
-      redis.disconnect()
-    },
-  }
-}
-
 export interface RouteRateLimit {
-  /** Budget name: routes with the same bucket share one count per client. */
+  /** Budget name: routes with the same bucket share one count per client (and must agree on max and window). */
   bucket: string
   max: number
   windowSeconds: number
@@ -82,28 +19,6 @@ export interface RouteRateLimit {
 
 export interface RateLimiter {
   consume(rule: RouteRateLimit, client: string): Promise<{ allowed: boolean; state: RateLimitState; retryAfterSeconds: number }>
-  close(): Promise<void>
-}
-
-export function createRateLimiter(store: RateLimitStore, log?: { warn: (o: unknown, m?: string) => void }): RateLimiter {
-  return {
-    async consume({ bucket, max, windowSeconds }, client) {
-      const now = Date.now()
-      const windowMs = windowSeconds * 1000
-      const resetMs = (Math.floor(now / windowMs) + 1) * windowMs
-      let count: number
-      try {
-        count = await store.increment(`${bucket}:${client}`, resetMs)
-      } catch (error) {
-        // A broken shared store must not take the service down: allow and say so in the log.
-        log?.warn({ err: error }, 'rate-limit store unavailable; request allowed')
-        count = 1
-      }
-      const state = { limit: max, remaining: Math.max(0, max - count), resetAt: new Date(resetMs).toISOString() }
-      return { allowed: count <= max, state, retryAfterSeconds: Math.max(1, Math.ceil((resetMs - now) / 1000)) }
-    },
-    close: () => store.close(),
-  }
 }
 
 declare module 'fastify' {
@@ -116,6 +31,70 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     rateLimit?: RouteRateLimit
+  }
+}
+
+/** Per bucket, the in-process store keeps the most recently seen clients up to this many (a bounded LRU). */
+const CLIENTS_PER_BUCKET = 20_000
+
+interface Budget {
+  rule: RouteRateLimit
+  check: Checker
+  /** The current window's end, and as a date-time (made once per window). */
+  resetMs: number
+  resetAt: string
+}
+
+/**
+ * Budgets counted by @fastify/rate-limit. Windows are fixed and aligned to the epoch: the window's end is part of
+ * the counted key, so every hit of a window, on every instance, reports the same `resetAt`.
+ */
+function createRateLimiter(
+  counting: Counting,
+  log: { warn: (o: unknown, m?: string) => void },
+): RateLimiter & { prepare(rule: RouteRateLimit): void } {
+  const budgets = new Map<string, Budget>()
+  const budgetOf = (rule: RouteRateLimit) => {
+    const known = budgets.get(rule.bucket)
+    if (known) {
+      if (known.rule.max !== rule.max || known.rule.windowSeconds !== rule.windowSeconds) {
+        throw new Error(`rate-limit bucket "${rule.bucket}" is used with two different budgets`)
+      }
+      return known
+    }
+    // Each key lives one window from its first hit, which always covers the rest of its aligned window.
+    const check = counting.createChecker({
+      max: rule.max,
+      timeWindow: rule.windowSeconds * 1000,
+      cache: CLIENTS_PER_BUCKET,
+      keyGenerator: (counted) => counted.key,
+    })
+    const budget = { rule: { ...rule }, check, resetMs: 0, resetAt: '' }
+    budgets.set(rule.bucket, budget)
+    return budget
+  }
+  return {
+    prepare: budgetOf,
+    async consume(rule, client) {
+      const budget = budgetOf(rule)
+      const windowMs = rule.windowSeconds * 1000
+      const resetMs = (Math.floor(Date.now() / windowMs) + 1) * windowMs
+      if (resetMs !== budget.resetMs) {
+        budget.resetMs = resetMs
+        budget.resetAt = new Date(resetMs).toISOString()
+      }
+      const { resetAt } = budget
+      const result = await budget.check({ routeOptions: {}, key: `${rule.bucket}:${client}:${resetMs}` })
+      let remaining = result.remaining ?? rule.max
+      // Every call counts one hit: a full budget without time left is skipOnError letting a failed store through.
+      if (remaining === rule.max && !result.ttl) {
+        log.warn({ err: counting.lastError() }, 'rate-limit store unavailable; request allowed')
+        remaining = Math.max(0, rule.max - 1)
+      }
+      const state = { limit: rule.max, remaining, resetAt }
+      const retryAfterSeconds = Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))
+      return { allowed: !result.isExceeded, state, retryAfterSeconds }
+    },
   }
 }
 
@@ -136,14 +115,15 @@ export interface RateLimitPluginOptions {
  */
 export const rateLimitPlugin = fp(
   async function rateLimitPlugin(fastify: FastifyInstance, options: RateLimitPluginOptions) {
-    const limiter = createRateLimiter(options.redisUrl ? redisStore(options.redisUrl) : memoryStore(), fastify.log)
+    const limiter = createRateLimiter(await registerCounting(fastify, options.redisUrl), fastify.log)
     fastify.decorate('rateLimiter', limiter)
     fastify.decorateRequest('rateLimit', null)
-    fastify.addHook('onClose', () => limiter.close())
     const message = options.message ?? ((_s: RateLimitState, retry: number) => `Rate limit exceeded; retry in ${retry} seconds.`)
     fastify.addHook('onRoute', (route) => {
       const rule = route.config?.rateLimit
       if (!rule) return
+      // A bucket used with two different budgets fails here, at start-up.
+      limiter.prepare(rule)
       const hook = async (request: FastifyRequest, reply: { header: (k: string, v: string | number) => unknown }) => {
         const { allowed, state, retryAfterSeconds } = await limiter.consume(rule, request.ip)
         request.rateLimit = state

@@ -1,13 +1,23 @@
+import net from 'node:net'
+import { Writable } from 'node:stream'
 import Fastify from 'fastify'
-import { test } from 'tap'
+import { type Test, test } from 'tap'
 import { createErrorHandler } from '../src/errors.ts'
 import { rateLimitPlugin } from '../src/rate-limit.ts'
 import { redisReachable } from '../src/testing.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-async function build(options: { redisUrl?: string; windowSeconds?: number } = {}) {
-  const fastify = Fastify()
+/** `logs` collects the warnings (and worse) the app logs. */
+async function build(options: { redisUrl?: string; windowSeconds?: number; logs?: { level: number; msg: string }[] } = {}) {
+  const { logs } = options
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logs?.push(JSON.parse(line))
+      done()
+    },
+  })
+  const fastify = Fastify(logs ? { logger: { level: 'warn', stream } } : {})
   fastify.setErrorHandler(createErrorHandler({ messageKey: 'error', validationStatus: 400 }))
   await fastify.register(rateLimitPlugin, { redisUrl: options.redisUrl })
   const windowSeconds = options.windowSeconds ?? 60
@@ -99,4 +109,134 @@ test('a broken Redis does not take the service down', async (t) => {
   t.teardown(() => app.close())
   const res = await app.inject('/read')
   t.equal(res.statusCode, 200, 'allowed, and logged as a warning')
+})
+
+test('no headers or counting of the underlying plugin on limited routes', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const res = await app.inject('/read')
+  t.equal(res.json().rateLimit.remaining, 2, 'one hit counted once')
+  t.same(
+    Object.keys(res.headers).filter((name) => name.startsWith('x-ratelimit')),
+    [],
+    'no X-RateLimit-* headers',
+  )
+})
+
+test('consume() charges the same budget as the routes, also when called concurrently', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const rule = { bucket: 'read-60', max: 3, windowSeconds: 60 }
+  const charges = await Promise.all([app.rateLimiter.consume(rule, '10.0.0.7'), app.rateLimiter.consume(rule, '10.0.0.7')])
+  t.same(charges.map((c) => c.state.remaining).sort(), [1, 2], 'both charges counted')
+  t.ok(charges.every((c) => c.allowed))
+  const last = await app.inject({ url: '/read', remoteAddress: '10.0.0.7' })
+  t.equal(last.json().rateLimit.remaining, 0)
+  t.equal(last.json().rateLimit.resetAt, charges[0].state.resetAt, 'one window')
+  const refused = await app.rateLimiter.consume(rule, '10.0.0.7')
+  t.equal(refused.allowed, false)
+  t.ok(refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60)
+  t.equal((await app.inject({ url: '/read', remoteAddress: '10.0.0.7' })).statusCode, 429)
+})
+
+test('one bucket used with two different budgets fails at start-up', async (t) => {
+  const fastify = Fastify()
+  t.teardown(() => fastify.close())
+  await fastify.register(rateLimitPlugin, {})
+  await t.rejects(async () => {
+    fastify.get('/a', { config: { rateLimit: { bucket: 'shared', max: 3, windowSeconds: 60 } } }, async () => 'a')
+    fastify.get('/b', { config: { rateLimit: { bucket: 'shared', max: 4, windowSeconds: 60 } } }, async () => 'b')
+    await fastify.ready()
+  }, /two different budgets/)
+})
+
+/** Windows are aligned to the minute: start in a fresh one if this one ends soon, so all hits of a test share it. */
+async function minuteWithTimeLeft() {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50))
+}
+
+test('the in-process count remembers more clients per budget than the plugin keeps by default (5000)', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const rule = { bucket: 'read-60', max: 3, windowSeconds: 60 }
+  await minuteWithTimeLeft()
+  await app.rateLimiter.consume(rule, '10.1.0.0')
+  for (let i = 1; i <= 6000; i++) await app.rateLimiter.consume(rule, `10.2.${i >> 8}.${i & 255}`)
+  t.equal((await app.rateLimiter.consume(rule, '10.1.0.0')).state.remaining, 1, 'the first client’s hit still counts')
+})
+
+test('with Redis, every hit of a window on either instance reports the same reset', {
+  skip: redisUp ? false : `Redis not reachable at ${REDIS_URL}`,
+}, async (t) => {
+  const remoteAddress = `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`
+  const [a, b] = [await build({ redisUrl: REDIS_URL }), await build({ redisUrl: REDIS_URL })]
+  t.teardown(async () => {
+    await a.close()
+    await b.close()
+  })
+  await minuteWithTimeLeft()
+  const resets = new Set<string>()
+  for (const app of [a, b, a]) {
+    const res = await app.inject({ url: '/read', remoteAddress })
+    resets.add(res.json().rateLimit.resetAt)
+    resets.add(String(res.headers['ratelimit-reset']))
+  }
+  const limited = await b.inject({ url: '/read', remoteAddress })
+  t.equal(limited.statusCode, 429)
+  resets.add(String(limited.headers['ratelimit-reset']))
+  t.equal(resets.size, 1, `one reset: ${[...resets].join(', ')}`)
+  const [resetAt] = resets
+  t.equal(Date.parse(resetAt) % 60_000, 0, 'the window ends on a whole minute')
+})
+
+test('a broken Redis: allowed as one hit of a fresh window, with a warning in the log', async (t) => {
+  const logs: { level: number; msg: string }[] = []
+  const app = await build({ redisUrl: 'redis://127.0.0.1:1', logs })
+  t.teardown(() => app.close())
+  for (let i = 0; i < 5; i++) {
+    const res = await app.inject('/read')
+    t.equal(res.statusCode, 200, `request ${i + 1} allowed`)
+    t.equal(res.json().rateLimit.remaining, 2)
+    t.equal(res.headers['ratelimit-reset'], res.json().rateLimit.resetAt)
+    t.ok(Date.parse(res.json().rateLimit.resetAt) > Date.now(), 'reset lies ahead')
+  }
+  const warnings = logs.filter((line) => line.level === 40 && /rate-limit store unavailable/.test(line.msg))
+  t.equal(warnings.length, 5, 'one warning per request let through')
+})
+
+/** A Redis stand-in that completes the client's handshake, then never answers again. */
+async function hungRedis(t: Test): Promise<string> {
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer((socket) => {
+    sockets.add(socket)
+    socket.on('error', () => {})
+    let ready = false
+    socket.on('data', (chunk) => {
+      for (const command of String(chunk).split(/(?=\*\d+\r\n)/)) {
+        if (ready || !command) continue
+        ready = /\r\ninfo\r\n/i.test(command)
+        socket.write(ready ? '$9\r\nloading:0\r\n' : '+OK\r\n')
+      }
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy()
+    server.close()
+  })
+  return `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`
+}
+
+test('a Redis that stops answering: the request is allowed after a bounded wait, with a warning', async (t) => {
+  const logs: { level: number; msg: string }[] = []
+  const app = await build({ redisUrl: await hungRedis(t), logs })
+  t.teardown(() => app.close())
+  const res = await app.inject('/read')
+  t.equal(res.statusCode, 200, 'allowed')
+  t.equal(res.json().rateLimit.remaining, 2)
+  t.ok(
+    logs.some((line) => line.level === 40 && /rate-limit store unavailable/.test(line.msg)),
+    'warned',
+  )
 })
