@@ -94,23 +94,36 @@ export function createNotFoundHandler(messageKey: 'error' | 'detail') {
 /** JSON nesting a body may have: far beyond any real request, far below what recursion elsewhere survives. */
 export const MAX_BODY_DEPTH = 64
 
-/** Depth of a parsed JSON value, walked without recursion and stopping once past `limit`. */
-export function exceedsDepth(value: unknown, limit: number): boolean {
+// In a `u` expression a surrogate pair is one code point: only a lone surrogate is in Cs.
+const LONE_SURROGATE = /\p{Cs}/u
+
+/** Why a parsed JSON body is refused (too deep, or text that is not Unicode), walked without recursion. */
+export function jsonBodyProblem(value: unknown, maxDepth = MAX_BODY_DEPTH): string | undefined {
   const stack: Array<[unknown, number]> = [[value, 1]]
   while (stack.length > 0) {
     const [item, depth] = stack.pop() as [unknown, number]
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return 'contains text that is not valid Unicode (a lone surrogate)'
+      continue
+    }
     if (item === null || typeof item !== 'object') continue
-    if (depth > limit) return true
-    for (const child of Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+    if (depth > maxDepth) return `nests deeper than ${maxDepth} levels`
+    for (const [key, child] of Object.entries(item)) {
+      if (LONE_SURROGATE.test(key)) return 'contains text that is not valid Unicode (a lone surrogate)'
+      stack.push([child, depth + 1])
+    }
   }
-  return false
+  return undefined
 }
 
-/** Refuses bodies nested deeper than MAX_BODY_DEPTH as a validation failure, before validation and handlers run. */
-export function limitBodyDepth(fastify: FastifyInstance): void {
+/**
+ * Refuses JSON bodies nested deeper than MAX_BODY_DEPTH or holding lone surrogates (PostgreSQL cannot store
+ * them) as a validation failure, before validation and handlers run.
+ */
+export function guardJsonBodies(fastify: FastifyInstance): void {
   fastify.addHook('preValidation', async (request) => {
-    if (!exceedsDepth(request.body, MAX_BODY_DEPTH)) return
-    const message = `nests deeper than ${MAX_BODY_DEPTH} levels`
+    const message = jsonBodyProblem(request.body)
+    if (message === undefined) return
     throw Object.assign(new Error(message), {
       statusCode: 400,
       validation: [{ instancePath: '', message }],

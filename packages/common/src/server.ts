@@ -93,7 +93,35 @@ function strictBodyValidators(externalSchemas: Parameters<typeof ajvCompilers>[0
   const strict = compiler(false)
   const lenient = compiler('array')
   // Fastify calls the compiler with the whole route definition (the published type names only the schema).
-  return ((route: RouteDefinition) => (route.httpPart === 'body' ? strict : lenient)(route as never)) as never
+  return ((route: RouteDefinition) =>
+    route.httpPart === 'body' ? strict(route as never) : finiteOnly(lenient(route as never))) as never
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: unknown }
+
+/** Coercion turns "Infinity" or "1e309" into a number that passes `maximum`: a text part must spell a finite one. */
+function finiteOnly(validate: Validate): Validate {
+  const checked: Validate = (data) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors
+      return false
+    }
+    const field = nonFiniteField(data)
+    checked.errors = field === undefined ? null : [{ instancePath: `/${field}`, message: 'must be a finite number' }]
+    return field === undefined
+  }
+  return checked
+}
+
+/** Query strings, paths and headers are flat: values or lists of values. */
+function nonFiniteField(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object') return undefined
+  for (const [name, value] of Object.entries(data)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'number' && !Number.isFinite(item)) return name
+    }
+  }
+  return undefined
 }
 
 /** Headers of a JSON error answered before routing: not cached, not sniffed, not framed, no referrer. */

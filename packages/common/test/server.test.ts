@@ -205,10 +205,10 @@ test('JSON bodies validate strictly; query strings and paths still coerce', asyn
 })
 
 test('a JSON body nested deeper than the limit fails validation before any handler runs', async (t) => {
-  const { limitBodyDepth, MAX_BODY_DEPTH } = await import('../src/errors.ts')
+  const { guardJsonBodies, MAX_BODY_DEPTH } = await import('../src/errors.ts')
   let ran = 0
   const { app } = await listen(t, {}, (app) => {
-    limitBodyDepth(app)
+    guardJsonBodies(app)
     app.post('/deep', async (request) => {
       ran++
       return { ok: JSON.stringify(request.body).length }
@@ -238,4 +238,51 @@ test('a JSON body nested deeper than the limit fails validation before any handl
     payload: `{"params":${nested(MAX_BODY_DEPTH - 1)}}`,
   })
   t.equal(fine.statusCode, 200, 'nesting up to the limit is accepted')
+})
+
+test('query numbers are finite: Infinity and 1e309 fail validation', async (t) => {
+  const { app } = await listen(t, {}, (app) => {
+    app.get(
+      '/page',
+      {
+        schema: {
+          querystring: {
+            type: 'object',
+            properties: { size: { type: 'integer', minimum: 1, maximum: 48 }, ratio: { type: 'number' } },
+          },
+        },
+      },
+      async (request) => request.query,
+    )
+  })
+  for (const query of ['size=Infinity', 'size=1e309', 'size=-Infinity', 'ratio=Infinity', 'ratio=NaN']) {
+    const res = await app.inject(`/page?${query}`)
+    t.equal(res.statusCode, 422, query)
+  }
+  t.same((await app.inject('/page?size=12&ratio=0.5')).json(), { size: 12, ratio: 0.5 })
+})
+
+test('a JSON body string that is not well-formed Unicode fails validation before any handler runs', async (t) => {
+  const { guardJsonBodies } = await import('../src/errors.ts')
+  let ran = 0
+  const { app } = await listen(t, {}, (app) => {
+    guardJsonBodies(app)
+    app.post('/text', async () => {
+      ran++
+      return { ok: true }
+    })
+  })
+  for (const payload of ['{"name":"\\ud800"}', '{"a":["ok","x\\udc00y"]}', '{"\\ud800":1}']) {
+    const res = await app.inject({ method: 'POST', url: '/text', headers: { 'content-type': 'application/json' }, payload })
+    t.equal(res.statusCode, 422, payload)
+    t.match(res.json().detail, /Unicode/)
+  }
+  t.equal(ran, 0)
+  const fine = await app.inject({
+    method: 'POST',
+    url: '/text',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"name":"\\ud83d\\ude00 ok"}',
+  })
+  t.equal(fine.statusCode, 200, 'a surrogate pair is fine')
 })

@@ -6,7 +6,7 @@ import {
   type Database,
   databasePlugin,
   documentDatabaseUnavailable,
-  limitBodyDepth,
+  guardJsonBodies,
   rateLimitPlugin,
 } from '@app/common'
 import compress from '@fastify/compress'
@@ -43,7 +43,7 @@ export interface AppOptions {
 export default async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions) {
   fastify.setErrorHandler(createErrorHandler({ messageKey: 'error', validationStatus: 400 }))
   fastify.setNotFoundHandler(createNotFoundHandler('error'))
-  limitBodyDepth(fastify)
+  guardJsonBodies(fastify)
   // Root onSend: API answers, errors and 404s get baseline security headers too (pages set their stricter ones first).
   fastify.addHook('onSend', async (_request, reply) => {
     applyMissingSecurityHeaders(reply)

@@ -6,8 +6,8 @@ import {
   type Database,
   databasePlugin,
   documentDatabaseUnavailable,
+  guardJsonBodies,
   type HttpError,
-  limitBodyDepth,
   rateLimitPlugin,
 } from '@app/common'
 import type { FastifyError, FastifyInstance } from 'fastify'
@@ -48,7 +48,7 @@ export default async function nodeDashboard(fastify: FastifyInstance, { config, 
     return errorHandler.call(this, error, request, reply)
   })
   fastify.setNotFoundHandler(createNotFoundHandler('detail'))
-  limitBodyDepth(fastify)
+  guardJsonBodies(fastify)
   // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
   documentDatabaseUnavailable(fastify, {
     response: DatabaseUnavailableBody,
