@@ -1,5 +1,6 @@
+import { fast, fill, LINEAR_TIME_LIMIT_MS } from '@app/common/testing'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { type Test, test } from 'tap'
+import { test } from 'tap'
 import { createAdminAuth } from '../../src/admin/auth.ts'
 import { normalizeCatalogName } from '../../src/admin/tags-routes.ts'
 import { chatCompletionsUrl, MAX_RESPONSE_BYTES, unfence } from '../../src/captions/providers/openai.ts'
@@ -12,8 +13,6 @@ import { checkUploadHeaders, sanitizeFileName } from '../../src/uploads/multipar
 // Every function here runs a regular expression (or its replacement) on text from outside: each gets
 // an adversarial input of the largest size it can see in production. Linear work on these sizes takes
 // a few milliseconds; a backtracking blow-up takes seconds to hours. The bound is generous for a busy machine.
-const LIMIT_MS = 100
-
 // Node's default limit for the whole request head.
 const HEADER_BYTES = 16 * 1024
 // @fastify/busboy's default limit for the headers of one multipart part (the file name lives there).
@@ -22,23 +21,6 @@ const PART_HEADER_BYTES = 80 * 1024
 const ENV_VALUE_BYTES = 128 * 1024
 // OCR output is read up to MAX_OCR_TEXT_LENGTH; far longer text must cost no more.
 const OCR_TEXT_BYTES = 1024 * 1024
-
-/** Runs `run` once and asserts it took under LIMIT_MS; returns its value, or what it threw. */
-function fast<T>(t: Test, label: string, run: () => T): T | Error {
-  const started = performance.now()
-  let value: T | Error
-  try {
-    value = run()
-  } catch (error) {
-    value = error as Error
-  }
-  const ms = performance.now() - started
-  t.ok(ms < LIMIT_MS, `${label}: ${ms.toFixed(1)} ms`)
-  return value
-}
-
-const fill = (prefix: string, unit: string, suffix: string, size: number) =>
-  prefix + unit.repeat(Math.max(0, Math.floor((size - prefix.length - suffix.length) / unit.length))) + suffix
 
 test('captioner answer: the Markdown fence is stripped in linear time at the 1 MB answer cap', async (t) => {
   const size = MAX_RESPONSE_BYTES
@@ -99,7 +81,7 @@ test('header and upload checks run in linear time (16 KB heads, 80 KB part heads
     check({ 'content-length': '10', 'content-type': fill('multipart/form-data', ' ', 'x', HEADER_BYTES) }),
   ])
   const ms = performance.now() - started
-  t.ok(ms < LIMIT_MS, `Content-Length and Content-Type: ${ms.toFixed(1)} ms`)
+  t.ok(ms < LINEAR_TIME_LIMIT_MS, `Content-Length and Content-Type: ${ms.toFixed(1)} ms`)
   for (const outcome of outcomes) t.match(outcome, { statusCode: 400 })
   const name = fast(t, 'file name of blanks and controls', () =>
     sanitizeFileName(fill('a', ' \u0001\u202e\t', 'b', PART_HEADER_BYTES), 'upload'),

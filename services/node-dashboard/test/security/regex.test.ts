@@ -1,4 +1,5 @@
-import { type Test, test } from 'tap'
+import { fast, fill } from '@app/common/testing'
+import { test } from 'tap'
 import { parseScryptHash } from '../../src/auth/password.ts'
 import { HELP_REPLY_BYTES, parseHelpListing } from '../../src/explorer/help-parser.ts'
 import { endpointUrl } from '../../src/rpc/client.ts'
@@ -7,29 +8,10 @@ import { isFingerprint } from '../../src/ssh/fingerprint.ts'
 // Every function here runs a regular expression (or its replacement) on text from outside: each gets
 // an adversarial input of the largest size it can see in production. Linear work on these sizes takes
 // a few milliseconds; a backtracking blow-up takes seconds to hours. The bound is generous for a busy machine.
-const LIMIT_MS = 100
-
 // The settings API accepts rpc_url up to this length.
 const RPC_URL_LENGTH = 2048
 // An environment variable of one argument string (Linux MAX_ARG_STRLEN).
 const ENV_VALUE_BYTES = 128 * 1024
-
-/** Runs `run` once and asserts it took under LIMIT_MS; returns its value, or what it threw. */
-function fast<T>(t: Test, label: string, run: () => T): T | Error {
-  const started = performance.now()
-  let value: T | Error
-  try {
-    value = run()
-  } catch (error) {
-    value = error as Error
-  }
-  const ms = performance.now() - started
-  t.ok(ms < LIMIT_MS, `${label}: ${ms.toFixed(1)} ms`)
-  return value
-}
-
-const fill = (prefix: string, unit: string, suffix: string, size: number) =>
-  prefix + unit.repeat(Math.max(0, Math.floor((size - prefix.length - suffix.length) / unit.length))) + suffix
 
 test('the node help listing is parsed in linear time at the help reply cap', async (t) => {
   const size = HELP_REPLY_BYTES
