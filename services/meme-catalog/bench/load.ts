@@ -13,6 +13,8 @@ export interface LoadOptions {
   durationMs: number
   /** Requests answered before this are not counted (JIT and caches warm up). */
   warmupMs?: number
+  /** Extra header lines for a path (each ending in CRLF), e.g. If-None-Match. */
+  headers?: (path: string) => string
 }
 
 export interface LoadResult {
@@ -30,7 +32,7 @@ const CHUNKED_END = Buffer.from('\r\n0\r\n\r\n')
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const requests = options.paths.map((path) =>
-    Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`),
+    Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n${options.headers?.(path) ?? ''}\r\n`),
   )
   const warmupMs = options.warmupMs ?? 0
   const start = performance.now()
@@ -63,13 +65,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         if (headerEnd < 0) return
         const head = buffer.toString('latin1', 0, headerEnd)
         const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)
-        const complete = length ? buffer.length >= headerEnd + 4 + Number(length[1]) : buffer.indexOf(CHUNKED_END, headerEnd) >= 0
+        // A 304 has no body, whatever Content-Length it repeats.
+        const notModified = head.startsWith('HTTP/1.1 304')
+        const complete =
+          notModified ||
+          (length ? buffer.length >= headerEnd + 4 + Number(length[1]) : buffer.indexOf(CHUNKED_END, headerEnd) >= 0)
         if (!complete) return
         const now = performance.now()
         if (now >= countFrom && now < stopAt) {
           counted++
           latencies.push(now - sentAt)
-          if (!head.startsWith('HTTP/1.1 200')) non200++
+          if (!head.startsWith('HTTP/1.1 200') && !notModified) non200++
         }
         send()
       })

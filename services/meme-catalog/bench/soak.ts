@@ -7,38 +7,19 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
+import { freePort, waitFor } from './catalog-process.ts'
 import { runLoad } from './load.ts'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const seconds = Number(process.env.SOAK_SECONDS ?? 60)
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 function rssMiB(pid: number): number {
   const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
   return match ? Number(match[1]) / 1024 : Number.NaN
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
-  const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    await new Promise((r) => setTimeout(r, 500))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 /** A unique PNG per upload (noise), so every upload runs the whole pipeline. */
