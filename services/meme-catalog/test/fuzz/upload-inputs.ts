@@ -1,6 +1,7 @@
-import { crc32, deflateSync } from 'node:zlib'
+import { deflateSync } from 'node:zlib'
 import type { Random } from '@app/common/fuzz'
 import sharp from 'sharp'
+import { pngChunk } from '../support/png-bombs.ts'
 import { BOUNDARY, craftedPng, jpegImage, multipart, pngImage } from '../uploads/fixtures.ts'
 
 /** One hostile upload: raw request pieces so broken envelopes can be expressed too. */
@@ -16,15 +17,6 @@ const file = (name: string, data: Buffer, contentType = 'image/png', filename = 
   payload: multipart([{ name: 'meme', filename, contentType, data }]),
 })
 
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(body))
-  return Buffer.concat([length, body, crc])
-}
-
 /** An APNG: acTL and fcTL chunks put in front of the first IDAT of a plain PNG. */
 function animatedPng(png: Buffer): Buffer {
   const ihdrEnd = 8 + 25
@@ -36,7 +28,7 @@ function animatedPng(png: Buffer): Buffer {
   fctl.writeUInt32BE(png.readUInt32BE(20), 8)
   fctl.writeUInt16BE(1, 20)
   fctl.writeUInt16BE(10, 22)
-  return Buffer.concat([png.subarray(0, ihdrEnd), chunk('acTL', actl), chunk('fcTL', fctl), png.subarray(ihdrEnd)])
+  return Buffer.concat([png.subarray(0, ihdrEnd), pngChunk('acTL', actl), pngChunk('fcTL', fctl), png.subarray(ihdrEnd)])
 }
 
 /** A JPEG with APP1 (EXIF) segments of junk right after SOI, about `bytes` in all. */

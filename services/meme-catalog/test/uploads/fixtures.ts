@@ -1,6 +1,7 @@
-import { crc32, deflateSync } from 'node:zlib'
+import { deflateSync } from 'node:zlib'
 import sharp from 'sharp'
 import { build } from '../helper.ts'
+import { pngChunk } from '../support/png-bombs.ts'
 
 /** A small opaque PNG drawn from a seed: different seeds give different bytes and different pictures. */
 export async function pngImage(seed: number, width = 96, height = 64): Promise<Buffer> {
@@ -19,15 +20,6 @@ export async function jpegImage(seed: number, width = 96, height = 64): Promise<
     .toBuffer()
 }
 
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const typeAndData = Buffer.concat([Buffer.from(type, 'latin1'), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(typeAndData))
-  return Buffer.concat([length, typeAndData, crc])
-}
-
 /**
  * A structurally complete PNG whose IHDR declares any size, with a tiny IDAT: a 30000x30000
  * pixel flood costs a few bytes here and would cost 2.7 GB if anything decoded it.
@@ -40,9 +32,9 @@ export function craftedPng(width: number, height: number, idat: Buffer = deflate
   ihdr[9] = 2 // RGB
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', idat),
-    chunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', idat),
+    pngChunk('IEND', Buffer.alloc(0)),
   ])
 }
 
