@@ -4,17 +4,11 @@
  * Prints throughput, p50/p99, every non-200 and the server's memory over time; exits 1 on any error
  * or when resident memory keeps growing. `pnpm soak` (SOAK_SECONDS, default 60; DATABASE_URL optional).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
-import { freePort, waitFor } from './catalog-process.ts'
+import { startCatalog, waitFor } from './catalog-process.ts'
 import { runLoad } from './load.ts'
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const seconds = Number(process.env.SOAK_SECONDS ?? 60)
 
 function rssMiB(pid: number): number {
@@ -44,30 +38,16 @@ async function upload(base: string, seed: number): Promise<number> {
 }
 
 async function main() {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'soak-'))
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const server: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DEMO_MEMES: 'true',
-      CAPTIONER: 'none',
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      // The soak measures the server, not its limits: budgets far above what one client can send.
-      READ_RATE_LIMIT: '100000000',
-      MEDIA_RATE_LIMIT: '100000000',
-      UPLOAD_RATE_LIMIT: '100000',
-      UPLOAD_QUOTA_HOUR: '100000',
-      UPLOAD_QUOTA_DAY: '100000',
-      UPLOAD_QUOTA_GLOBAL_DAY: '100000',
-      MODERATION_REVIEW_SCORE: '101',
-      MODERATION_REJECT_SCORE: '101',
-    },
+  const { server, port, base, stop } = await startCatalog({
+    // The soak measures the server, not its limits: budgets far above what one client can send.
+    READ_RATE_LIMIT: '100000000',
+    MEDIA_RATE_LIMIT: '100000000',
+    UPLOAD_RATE_LIMIT: '100000',
+    UPLOAD_QUOTA_HOUR: '100000',
+    UPLOAD_QUOTA_DAY: '100000',
+    UPLOAD_QUOTA_GLOBAL_DAY: '100000',
+    MODERATION_REVIEW_SCORE: '101',
+    MODERATION_REJECT_SCORE: '101',
   })
   try {
     const memes = await waitFor('demo memes', async () => {
@@ -124,9 +104,7 @@ async function main() {
     console.log(ok ? 'PASS' : 'FAIL')
     process.exitCode = ok ? 0 : 1
   } finally {
-    server.kill('SIGTERM')
-    await new Promise((r) => server.once('exit', r))
-    await rm(dataDir, { recursive: true, force: true })
+    await stop()
   }
 }
 
