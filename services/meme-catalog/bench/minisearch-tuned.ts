@@ -1,5 +1,5 @@
 /**
- * The baseline: minisearch tuned as in ../../shared/perf/search-anchors.md (one combined field, the same
+ * The baseline: minisearch tuned the way its users tune it (one combined field, the same
  * folding, prefix only on the last word, typo distance by length, AND). Its result sets are the same as the
  * engine's; only the cost differs.
  */
