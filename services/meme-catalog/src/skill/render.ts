@@ -64,8 +64,7 @@ export async function renderSkill({ fastify, config }: SkillContext): Promise<st
   // A fresh client name per render: the examples never spend (or show) a real caller's budget.
   const client = `skill-example-${process.pid}-${++renderCount}`
   const budget = exampleBudgets(config.READ_RATE_LIMIT)
-  const { meme: sample } = SEARCH_EXAMPLE
-  const { word, typo, prefix } = SEARCH_EXAMPLE
+  const { meme: sample, word, typo, prefix } = SEARCH_EXAMPLE
   const examples: string[] = []
   const addReal = async (title: string, url: string) => {
     examples.push(`**${title}**\n\n${jsonExample(url, await call(fastify, url, client))}`)
