@@ -3,8 +3,8 @@ import AjvCompiler, { type Options, type RouteDefinition } from '@fastify/ajv-co
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import closeWithGrace from 'close-with-grace'
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify'
-import fp from 'fastify-plugin'
+import Fastify, { type FastifyInstance, type FastifyLoggerOptions, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { type BaseConfig, baseConfigProperties, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
 import type { ErrorHandlerOptions } from './errors.ts'
 
@@ -16,9 +16,24 @@ export const redactedPaths = [
   ...['password', 'rpc_password', 'ssh_password', 'token', 'apiKey', 'secret'].flatMap((key) => [key, `*.${key}`]),
 ]
 
+/** Where and how a caller (a test, a bench) wants the log instead of the service's stdout. */
+export interface LogOverrides {
+  /** Log lines go here, as JSON, instead of stdout. */
+  stream?: DestinationStream
+  serializers?: FastifyLoggerOptions['serializers']
+}
+
+type ServerConfig = Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'> & Partial<HttpTimeouts>
+
+/** A Fastify instance with the options every service uses; the service registers its app on it. */
+export function createFastify(config: ServerConfig, errors: ErrorHandlerOptions, log: LogOverrides = {}): FastifyInstance {
+  const options = fastifyOptions(config, { ...errors, pretty: log.stream ? false : undefined })
+  return Fastify({ ...options, logger: { ...(options.logger as object), ...log } })
+}
+
 /** The Fastify options every service uses: logger, request ids, proxy trust, validation defaults. */
 export function fastifyOptions(
-  config: Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'> & Partial<HttpTimeouts>,
+  config: ServerConfig,
   {
     messageKey,
     validationStatus,
@@ -138,29 +153,13 @@ export function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('Cache-Control', 'no-store')
 }
 
-export interface StartOptions<S extends TObject> {
-  name: string
-  /** The service's error body shape and validation status. */
-  errors: ErrorHandlerOptions
-  schema: S
-  app: FastifyPluginAsync<{ config: Static<S> }>
-  port: (config: Static<S>) => number
-}
-
 /**
- * Reads the config, builds the app, listens, and closes gracefully on SIGINT/SIGTERM.
- * A bad config prints one readable message and exits 1 without a stack trace.
+ * Reads the service's configuration from the environment. A bad one prints one readable message and
+ * exits 1 without a stack trace.
  */
-export async function startServer<S extends TObject>({
-  name,
-  errors,
-  schema,
-  app,
-  port,
-}: StartOptions<S>): Promise<FastifyInstance> {
-  let config: Static<S>
+export function loadConfigOrExit<S extends TObject>(name: string, schema: S): Static<S> {
   try {
-    config = loadConfig(schema)
+    return loadConfig(schema)
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${name}: ${error.message}\n`)
@@ -168,15 +167,24 @@ export async function startServer<S extends TObject>({
     }
     throw error
   }
-  const fastify = Fastify(fastifyOptions(config as unknown as BaseConfig, errors))
+}
+
+/**
+ * Starts a built app: listens, and closes gracefully on SIGINT/SIGTERM. A failed start (a plugin that
+ * cannot load, a port in use) is logged and exits 1.
+ */
+export async function startServer(
+  name: string,
+  fastify: FastifyInstance,
+  address: { host: string; port: number },
+): Promise<FastifyInstance> {
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) fastify.log.error({ err }, 'fatal error; shutting down')
     else fastify.log.info({ signal }, 'shutting down')
     await fastify.close()
   })
   try {
-    await fastify.register(fp(app), { config })
-    await fastify.listen({ host: (config as unknown as BaseConfig).HOST, port: port(config) })
+    await fastify.listen(address)
   } catch (error) {
     fastify.log.fatal({ err: error }, `${name} failed to start`)
     await fastify.close().catch(() => {})

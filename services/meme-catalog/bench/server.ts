@@ -10,10 +10,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { type Database, fastifyOptions, loadConfig } from '@app/common'
+import { type Database, loadConfig } from '@app/common'
 import Fastify, { type FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
-import app from '../src/app.ts'
+import { buildApp } from '../src/app.ts'
 import { configSchema } from '../src/config.ts'
 import { createSearchIndex } from '../src/search/engine.ts'
 import { type Corpus, generateCorpus } from './corpus.ts'
@@ -55,19 +54,14 @@ async function appServer(): Promise<FastifyInstance> {
   const config = loadConfig(configSchema, {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    LOG_FORMAT: 'json',
     DEMO_MEMES: 'false',
     CAPTIONER: 'none',
     CAPTION_CONCURRENCY: '0',
     // The benchmark measures serving, not the per-IP budget (every request comes from 127.0.0.1).
     READ_RATE_LIMIT: '1000000000',
   })
-  // Start-up (migrations, classifier) can outlast the 10 s default on a busy machine.
-  const server = Fastify({
-    ...fastifyOptions(config, { messageKey: 'error', validationStatus: 400, pretty: false }),
-    pluginTimeout: 0,
-  })
-  server.decorate('config', config)
-  await server.register(fp(app), { config })
+  const server = buildApp(config)
   await server.ready()
   const loadStart = performance.now()
   await loadCorpus(server.db, corpus)

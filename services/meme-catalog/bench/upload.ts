@@ -5,12 +5,10 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Writable } from 'node:stream'
-import { fastifyOptions, loadConfig } from '@app/common'
+import { loadConfig } from '@app/common'
 import { createTestDatabase } from '@app/common/testing'
-import Fastify from 'fastify'
-import fp from 'fastify-plugin'
 import sharp from 'sharp'
-import app from '../src/app.ts'
+import { buildApp } from '../src/app.ts'
 import { configSchema } from '../src/config.ts'
 import { classifierPixels, decode, toWebp } from '../src/images/process.ts'
 import { createClassifier } from '../src/moderation/classifier.ts'
@@ -88,7 +86,7 @@ console.log(
 // The real app on a fresh database, uploads over HTTP.
 const database = await createTestDatabase()
 const config = loadConfig(configSchema, {
-  LOG_LEVEL: 'silent',
+  LOG_LEVEL: 'info',
   DEMO_MEMES: 'false',
   CAPTIONER: 'none',
   DATA_DIR: database.dataDir,
@@ -114,13 +112,7 @@ const logStream = new Writable({
     done()
   },
 })
-// A busy 2-core box can take longer than the 10 s default to open PGlite.
-const server = Fastify({
-  ...fastifyOptions(config, { messageKey: 'error', validationStatus: 400, pretty: false }),
-  logger: { level: 'info', stream: logStream },
-  pluginTimeout: 120_000,
-})
-await server.register(fp(app), { config })
+const server = buildApp(config, { log: { stream: logStream } })
 await server.listen({ host: '127.0.0.1', port: 0 })
 const { port } = server.server.address() as AddressInfo
 await server.moderation.classifier.ready()

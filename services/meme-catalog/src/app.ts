@@ -2,16 +2,20 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   createErrorHandler,
+  createFastify,
   createNotFoundHandler,
   type Database,
   databasePlugin,
   documentDatabaseUnavailable,
+  type ErrorHandlerOptions,
   guardJsonBodies,
+  type LogOverrides,
   rateLimitPlugin,
 } from '@app/common'
 import compress from '@fastify/compress'
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { adminPlugin } from './admin/plugin.ts'
 import { captionsPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
@@ -33,16 +37,38 @@ import { applyMissingSecurityHeaders } from './web/security.ts'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
-export interface AppOptions {
+/** What the caller may provide instead of the app opening or choosing it (tests, benches). */
+export interface AppDeps {
+  /** A database opened by the caller (tests sharing one between instances); not closed by the app. */
+  db?: Database
+  /** Log lines go to this stream (tests read them) instead of stdout. */
+  log?: LogOverrides
+}
+
+/** The service's error body shape: its message field and the status of a validation failure. */
+export const errorShape = { messageKey: 'error', validationStatus: 400 } as const satisfies ErrorHandlerOptions
+
+export type App = FastifyInstance & { config: Config }
+
+/**
+ * The meme catalog, built the one way server.ts, the tests, the benches and the OpenAPI export all use:
+ * registered, not yet loaded (await `ready()` or `listen()`).
+ */
+export function buildApp(config: Config, deps: AppDeps = {}): App {
+  const fastify = createFastify(config, errorShape, deps.log)
+  fastify.decorate('config', config)
+  fastify.register(fp(memeCatalog), { config, db: deps.db })
+  return fastify as App
+}
+
+interface AppOptions {
   config: Config
-  /** A database opened by the caller (tests sharing one between instances). */
   db?: Database
 }
 
-/** The meme catalog as a Fastify plugin; server.ts and the tests register it. */
-export default async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions) {
-  fastify.setErrorHandler(createErrorHandler({ messageKey: 'error', validationStatus: 400 }))
-  fastify.setNotFoundHandler(createNotFoundHandler('error'))
+async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions) {
+  fastify.setErrorHandler(createErrorHandler(errorShape))
+  fastify.setNotFoundHandler(createNotFoundHandler(errorShape.messageKey))
   guardJsonBodies(fastify)
   // Root onSend: API answers, errors and 404s get baseline security headers too (pages set their stricter ones first).
   fastify.addHook('onSend', async (_request, reply) => {

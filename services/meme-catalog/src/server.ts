@@ -1,11 +1,6 @@
-import { startServer } from '@app/common'
-import app from './app.ts'
+import { loadConfigOrExit, startServer } from '@app/common'
+import { buildApp } from './app.ts'
 import { configSchema } from './config.ts'
 
-await startServer({
-  errors: { messageKey: 'error', validationStatus: 400 },
-  name: 'meme-catalog',
-  schema: configSchema,
-  app,
-  port: (config) => config.PORT,
-})
+const config = loadConfigOrExit('meme-catalog', configSchema)
+await startServer('meme-catalog', buildApp(config), { host: config.HOST, port: config.PORT })

@@ -2,15 +2,19 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   createErrorHandler,
+  createFastify,
   createNotFoundHandler,
   type Database,
   databasePlugin,
   documentDatabaseUnavailable,
+  type ErrorHandlerOptions,
   guardJsonBodies,
   type HttpError,
+  type LogOverrides,
   rateLimitPlugin,
 } from '@app/common'
 import type { FastifyError, FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { actionRoutes } from './actions/routes.ts'
 import { auditPlugin } from './audit/repository.ts'
 import { authPlugin } from './auth/plugin.ts'
@@ -32,22 +36,44 @@ import { securityHeaders } from './web/security.ts'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
-export interface AppOptions {
+/** What the caller may provide instead of the app opening or choosing it (tests, benches). */
+export interface AppDeps {
+  /** A database opened by the caller (tests sharing one between instances); not closed by the app. */
+  db?: Database
+  /** Log lines go to this stream (tests read them) instead of stdout. */
+  log?: LogOverrides
+}
+
+/** The service's error body shape: its message field and the status of a validation failure. */
+export const errorShape = { messageKey: 'detail', validationStatus: 422 } as const satisfies ErrorHandlerOptions
+
+export type App = FastifyInstance & { config: Config }
+
+/**
+ * The node dashboard, built the one way server.ts, the tests, the benches and the OpenAPI export all use:
+ * registered, not yet loaded (await `ready()` or `listen()`).
+ */
+export function buildApp(config: Config, deps: AppDeps = {}): App {
+  const fastify = createFastify(config, errorShape, deps.log)
+  fastify.decorate('config', config)
+  fastify.register(fp(nodeDashboard), { config, db: deps.db })
+  return fastify as App
+}
+
+interface AppOptions {
   config: Config
-  /** A database opened by the caller (tests sharing one between instances). */
   db?: Database
 }
 
-/** The node dashboard as a Fastify plugin; server.ts and the tests register it. */
-export default async function nodeDashboard(fastify: FastifyInstance, { config, db }: AppOptions) {
-  const errorHandler = createErrorHandler({ messageKey: 'detail', validationStatus: 422 })
+async function nodeDashboard(fastify: FastifyInstance, { config, db }: AppOptions) {
+  const errorHandler = createErrorHandler(errorShape)
   // A body that is not JSON fails validation like any other bad body: 422 here (400 means a missing setting).
   const unparsable = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
   fastify.setErrorHandler(function dashboardErrors(error: FastifyError & Partial<HttpError>, request, reply) {
     if (unparsable.has(error.code)) return reply.code(422).send({ detail: `Invalid body: ${error.message}` })
     return errorHandler.call(this, error, request, reply)
   })
-  fastify.setNotFoundHandler(createNotFoundHandler('detail'))
+  fastify.setNotFoundHandler(createNotFoundHandler(errorShape.messageKey))
   guardJsonBodies(fastify)
   // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
   documentDatabaseUnavailable(fastify, {

@@ -1,11 +1,6 @@
-import { startServer } from '@app/common'
-import app from './app.ts'
+import { loadConfigOrExit, startServer } from '@app/common'
+import { buildApp } from './app.ts'
 import { configSchema } from './config.ts'
 
-await startServer({
-  errors: { messageKey: 'detail', validationStatus: 422 },
-  name: 'node-dashboard',
-  schema: configSchema,
-  app,
-  port: (config) => config.PORT,
-})
+const config = loadConfigOrExit('node-dashboard', configSchema)
+await startServer('node-dashboard', buildApp(config), { host: config.HOST, port: config.PORT })

@@ -1,9 +1,8 @@
-import { type Database, fastifyOptions, loadConfig } from '@app/common'
+import { type Database, loadConfig } from '@app/common'
 import { createTestDatabase } from '@app/common/testing'
-import Fastify, { type FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
-import app from '../src/app.ts'
-import { type Config, configSchema } from '../src/config.ts'
+import type { FastifyInstance } from 'fastify'
+import { type App, buildApp } from '../src/app.ts'
+import { configSchema } from '../src/config.ts'
 
 interface Teardown {
   teardown(fn: () => unknown): void
@@ -30,11 +29,12 @@ export async function login(app: FastifyInstance, password = TEST_PASSWORD): Pro
 }
 
 /** Starts the dashboard on a fresh database and closes both when the test ends. */
-export async function build(t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance & { config: Config }> {
-  const shared = options.shareWith as (FastifyInstance & { config: Config }) | undefined
+export async function build(t: Teardown, options: BuildOptions = {}): Promise<App> {
+  const shared = options.shareWith as App | undefined
   const database = shared ? undefined : await createTestDatabase()
   const config = loadConfig(configSchema, {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    LOG_FORMAT: 'json',
     // A known password for login(); pass DASHBOARD_PASSWORD: '' in env to test the generated one.
     DASHBOARD_PASSWORD: TEST_PASSWORD,
     ...(shared
@@ -42,17 +42,11 @@ export async function build(t: Teardown, options: BuildOptions = {}): Promise<Fa
       : { DATA_DIR: database!.dataDir, ...(database!.url ? { DATABASE_URL: database!.url } : {}) }),
     ...options.env,
   })
-  // A loaded shared test machine can take well over the default 10 s to open an embedded database.
-  const fastify = Fastify({
-    ...fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, pretty: false }),
-    pluginTimeout: 120_000,
-  })
-  fastify.decorate('config', config)
-  await fastify.register(fp(app), { config, db: options.db ?? (shared && !config.DATABASE_URL ? shared.db : undefined) })
+  const fastify = buildApp(config, { db: options.db ?? (shared && !config.DATABASE_URL ? shared.db : undefined) })
   await fastify.ready()
   t.teardown(async () => {
     await fastify.close()
     await database?.cleanup()
   })
-  return fastify as unknown as FastifyInstance & { config: Config }
+  return fastify
 }

@@ -1,10 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fastifyOptions, loadConfig } from '@app/common'
-import Fastify from 'fastify'
-import fp from 'fastify-plugin'
-import app from '../app.ts'
+import { loadConfig } from '@app/common'
+import { buildApp } from '../app.ts'
 import { configSchema } from '../config.ts'
 
 /** Where the committed copy of the public document lives. */
@@ -21,14 +19,15 @@ export function formatDocument(document: unknown): string {
  */
 export async function generateDocument(): Promise<unknown> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'meme-openapi-'))
-  const config = loadConfig(configSchema, { LOG_LEVEL: 'silent', DEMO_MEMES: 'false', DATA_DIR: dataDir, CAPTIONER: 'none' })
-  // The embedded database can take long to open on a busy machine.
-  const fastify = Fastify({
-    ...fastifyOptions(config, { messageKey: 'error', validationStatus: 400, pretty: false }),
-    pluginTimeout: 120_000,
+  const config = loadConfig(configSchema, {
+    LOG_LEVEL: 'silent',
+    LOG_FORMAT: 'json',
+    DEMO_MEMES: 'false',
+    DATA_DIR: dataDir,
+    CAPTIONER: 'none',
   })
+  const fastify = buildApp(config)
   try {
-    await fastify.register(fp(app), { config })
     await fastify.ready()
     return fastify.swagger()
   } finally {

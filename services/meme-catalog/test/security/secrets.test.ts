@@ -1,9 +1,8 @@
-import { fastifyOptions, loadConfig } from '@app/common'
+import { type LogOverrides, loadConfig } from '@app/common'
 import { createTestDatabase } from '@app/common/testing'
-import Fastify, { type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import fp from 'fastify-plugin'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { test } from 'tap'
-import app from '../../src/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { configSchema } from '../../src/config.ts'
 import { eventually } from '../support/memes.ts'
 import { startChatServer } from '../support/openai-server.ts'
@@ -22,8 +21,8 @@ const ADMIN_TOKEN = 'adm-SECRET-token-Kx93PqLm27Vb'
 const API_KEY = 'sk-SECRET-captioner-Wd81Zr55Ty'
 const DB_PASSWORD = 'pg-SECRET-password-Hj62Nc'
 
-/** The catalog built as test/helper.ts builds it, but logging at trace into `lines` (extra options on top). */
-async function buildLogged(t: Tap, env: Record<string, string>, lines: string[], extra: Partial<FastifyServerOptions> = {}) {
+/** The catalog built as test/helper.ts builds it, but logging at trace into `lines` (extra log options on top). */
+async function buildLogged(t: Tap, env: Record<string, string>, lines: string[], log: LogOverrides = {}) {
   const database = await createTestDatabase()
   // A password in the URL: PostgreSQL with trust auth ignores it, so the connection still works.
   const url = database.url ? new URL(database.url) : undefined
@@ -35,16 +34,8 @@ async function buildLogged(t: Tap, env: Record<string, string>, lines: string[],
     ...(url ? { DATABASE_URL: url.toString() } : {}),
     ...env,
   })
-  const options = fastifyOptions(config, { messageKey: 'error', validationStatus: 400, pretty: false })
   const stream = { write: (line: string) => lines.push(line) }
-  const fastify = Fastify({
-    ...options,
-    ...extra,
-    logger: { ...(options.logger as object), ...(extra.logger as object), stream },
-    pluginTimeout: 120_000,
-  })
-  fastify.decorate('config', config)
-  await fastify.register(fp(app), { config })
+  const fastify = buildApp(config, { log: { ...log, stream } })
   await fastify.ready()
   t.teardown(async () => {
     await fastify.close()
@@ -200,9 +191,7 @@ test('if request headers are ever logged, redaction hides the Authorization and 
       headers: req.headers,
     }),
   }
-  const { fastify } = await buildLogged(t, { ADMIN_TOKEN, CAPTIONER: 'none' }, lines, {
-    logger: { serializers } as FastifyServerOptions['logger'],
-  })
+  const { fastify } = await buildLogged(t, { ADMIN_TOKEN, CAPTIONER: 'none' }, lines, { serializers })
   for (const authorization of [`Bearer ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}-wrong`]) {
     await fastify.inject({ url: '/api/admin/tags', headers: { authorization, cookie: `session=${ADMIN_TOKEN}` } })
   }

@@ -3,10 +3,8 @@ import path from 'node:path'
 import { Writable } from 'node:stream'
 import { loadConfig } from '@app/common'
 import { createTestDatabase } from '@app/common/testing'
-import Fastify from 'fastify'
-import fp from 'fastify-plugin'
 import { type Test, test } from 'tap'
-import app from '../../src/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { hashPassword } from '../../src/auth/password.ts'
 import { configSchema } from '../../src/config.ts'
 
@@ -25,8 +23,7 @@ async function start(t: Test, env: Record<string, string>, database: { dataDir: 
     LOG_LEVEL: 'info',
     ...env,
   })
-  const fastify = Fastify({ logger: { level: 'info', stream }, pluginTimeout: 120_000 })
-  await fastify.register(fp(app), { config })
+  const fastify = buildApp(config, { log: { stream } })
   await fastify.ready()
   t.teardown(() => fastify.close())
   return { fastify, lines }

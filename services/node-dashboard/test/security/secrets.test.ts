@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream'
-import { fastifyOptions, loadConfig } from '@app/common'
+import { loadConfig } from '@app/common'
 import { createTestDatabase } from '@app/common/testing'
-import Fastify, { type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import fp from 'fastify-plugin'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { test } from 'tap'
-import dashboard from '../../src/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { configSchema } from '../../src/config.ts'
 import { freePort } from '../support/node-host.ts'
 import { startNodeSimulator } from '../support/node-simulator.ts'
@@ -48,10 +47,7 @@ test('no secret in any response, log line or database row', async (t) => {
     SSH_TIMEOUT_MS: '5000',
     RPC_METHOD_DENYLIST: 'dumpprivkey',
   })
-  const options = fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, pretty: false })
-  const app = Fastify({ ...options, logger: { ...(options.logger as object), stream }, pluginTimeout: 120_000 })
-  app.decorate('config', config)
-  await app.register(fp(dashboard), { config })
+  const app = buildApp(config, { log: { stream } })
   await app.ready()
   t.teardown(async () => {
     await app.close()
