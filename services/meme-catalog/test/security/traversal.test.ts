@@ -72,7 +72,7 @@ test('no file-serving route answers outside its root, and every refusal is a cle
     'root:x:0:0:',
     '"name": "@app/meme-catalog"',
     `"name": "${rootPackage.name}"`,
-    'export default async function memeCatalog',
+    'export function buildApp(config: Config',
     'export const configSchema',
     '"name": "@fastify/swagger-ui"',
   ]

@@ -111,7 +111,7 @@ test('path traversal on /static/ never serves a file outside dist/web and never 
   const forbidden = [
     '"name": "@app/node-dashboard"',
     '"name": "memes-and-nodes"',
-    'export default async function nodeDashboard',
+    'export function buildApp(config: Config',
     'root:x:0:0',
   ]
   const servable = new Set<string>()
