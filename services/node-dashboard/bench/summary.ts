@@ -5,8 +5,8 @@
  * 2. GET /api/dashboard/history/all?limit=20000 over one million samples (target < 30 ms).
  */
 import { performance } from 'node:perf_hooks'
+import { startNodeSimulator } from '@app/node-simulator'
 import { build, login } from '../test/helper.ts'
-import { startNodeSimulator } from '../test/support/node-simulator.ts'
 
 const teardowns: (() => unknown)[] = []
 const t = { teardown: (fn: () => unknown) => teardowns.push(fn) }

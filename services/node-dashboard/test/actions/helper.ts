@@ -1,7 +1,7 @@
+import { NODE_BINARY, type NodeHost } from '@app/node-simulator'
 import type { FastifyInstance } from 'fastify'
 import type { NodeSettingsUpdate } from '../../src/settings/repository.ts'
 import { build, login } from '../helper.ts'
-import { NODE_BINARY, type NodeHost } from '../support/node-host.ts'
 import type { Sshd } from '../support/sshd.ts'
 
 interface Teardown {

@@ -1,6 +1,5 @@
+import { createNodeHost, lockHolderOf, rpc } from '@app/node-simulator'
 import { test } from 'tap'
-import { rpc } from '../support/http-client.ts'
-import { createNodeHost, lockHolderOf } from '../support/node-host.ts'
 import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 import { actionsApp, nodeSettingsFor } from './helper.ts'
 

@@ -1,7 +1,6 @@
+import { freePort, startNodeSimulator } from '@app/node-simulator'
 import { test } from 'tap'
 import { build } from '../helper.ts'
-import { freePort } from '../support/node-host.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 import { actionsApp } from './helper.ts'
 
 test('every action route answers 401 without a session, before doing anything', async (t) => {

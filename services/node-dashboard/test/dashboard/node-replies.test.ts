@@ -1,9 +1,9 @@
+import { startNodeSimulator } from '@app/node-simulator'
 import t from 'tap'
 import { createSampler } from '../../src/dashboard/sampler.ts'
 import { metricsRepository } from '../../src/history/repository.ts'
 import { build, login } from '../helper.ts'
 import { startTamperedNode, type Tamper } from '../rpc/tampered-node.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 
 const PASSWORD = 'replies-rpc-Secret'
 

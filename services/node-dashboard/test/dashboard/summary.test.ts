@@ -1,8 +1,7 @@
+import { freePort, type NodeSimulatorOptions, startNodeSimulator } from '@app/node-simulator'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { build, login } from '../helper.ts'
-import { freePort } from '../support/node-host.ts'
-import { type NodeSimulatorOptions, startNodeSimulator } from '../support/node-simulator.ts'
 
 const PASSWORD = 'summary-rpc-Secret'
 

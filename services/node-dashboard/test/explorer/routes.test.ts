@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { BITCOIND_DATA_DIR, startNodeSimulator } from '@app/node-simulator'
 import t from 'tap'
 import { parseHelpListing } from '../../src/explorer/help-parser.ts'
 import { build, login } from '../helper.ts'
 import { startTamperedNode } from '../rpc/tampered-node.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 
 const PASSWORD = 'explorer-rpc-Secret'
 
@@ -97,7 +98,7 @@ test('GET /api/rpc/commands parses help into categories and methods with their s
 })
 
 test('the parser reads the captured v30 listing whole', async (t) => {
-  const text = await readFile(new URL('../support/fixtures/bitcoind/captured/help.txt', import.meta.url), 'utf8')
+  const text = await readFile(path.join(BITCOIND_DATA_DIR, 'captured', 'help.txt'), 'utf8')
   const categories = parseHelpListing(text)
   t.equal(categories.length, 9)
   t.equal(

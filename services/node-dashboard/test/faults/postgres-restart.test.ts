@@ -1,9 +1,9 @@
 import { startPrivatePostgres, unavailableReason } from '@app/common/fuzz'
 import { undocumentedAnswers } from '@app/common/testing'
+import { startNodeSimulator } from '@app/node-simulator'
 import type { InjectOptions } from 'fastify'
 import { test } from 'tap'
 import { build, login } from '../helper.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 
 const skip = unavailableReason()
 if (skip) console.log(`# SKIP database fault tests: ${skip}`)

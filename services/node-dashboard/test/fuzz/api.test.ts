@@ -10,9 +10,9 @@ import {
   runFuzz,
   summarizeReport,
 } from '@app/common/fuzz'
+import { type NodeSimulator, startNodeSimulator } from '@app/node-simulator'
 import { test } from 'tap'
 import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { type NodeSimulator, startNodeSimulator } from '../support/node-simulator.ts'
 import { DASHBOARD_GENERIC, DASHBOARD_SHARES, dashboardKnown, fetchDoc, injectSend, random, seed } from './support.ts'
 
 const RPC_PASSWORD = 'fuzz-rpc-Secret-pass'

@@ -1,11 +1,10 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { freePort, startNodeSimulator } from '@app/node-simulator'
 import { test } from 'tap'
 import { createRpcClient } from '../../src/rpc/client.ts'
 import { isRpcError, type RpcError } from '../../src/rpc/errors.ts'
 import type { NodeSettings } from '../../src/settings/repository.ts'
-import { freePort } from '../support/node-host.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 
 const PASSWORD = 'rpc-Secret-9f2'
 

@@ -1,12 +1,14 @@
 import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { BITCOIND_DATA_DIR } from '@app/node-simulator'
 import { test } from 'tap'
 import { isRpcError } from '../../src/rpc/errors.ts'
 import { type CheckedMethod, checkedReply, NodeReplies } from '../../src/rpc/replies.ts'
 
-const captured = new URL('../support/fixtures/bitcoind/captured/', import.meta.url)
+const captured = path.join(BITCOIND_DATA_DIR, 'captured')
 
 async function realResult(method: string): Promise<unknown> {
-  return JSON.parse(await readFile(new URL(`raw/${method}.body`, captured), 'utf8')).result
+  return JSON.parse(await readFile(path.join(captured, 'raw', `${method}.body`), 'utf8')).result
 }
 
 function refusal(method: CheckedMethod, result: unknown): string {
@@ -26,7 +28,7 @@ test('every result real bitcoind v30 gave to a method the dashboard reads has th
     const result = await realResult(method)
     t.equal(checkedReply(method, result), result, method)
   }
-  const listing = await readFile(new URL('help.txt', captured), 'utf8')
+  const listing = await readFile(path.join(captured, 'help.txt'), 'utf8')
   t.equal(checkedReply('help', listing), listing)
   t.equal(checkedReply('stop', 'Bitcoin Core stopping'), 'Bitcoin Core stopping')
 })

@@ -1,12 +1,11 @@
 import { Writable } from 'node:stream'
 import { loadConfig } from '@app/common'
 import { createTestDatabase } from '@app/common/testing'
+import { freePort, startNodeSimulator } from '@app/node-simulator'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { test } from 'tap'
 import { buildApp } from '../../src/app.ts'
 import { configSchema } from '../../src/config.ts'
-import { freePort } from '../support/node-host.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 import { startPasswordSshServer } from '../support/ssh2-server.ts'
 import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 

@@ -1,6 +1,6 @@
+import { startNodeSimulator } from '@app/node-simulator'
 import t from 'tap'
 import { build, login } from '../helper.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 
 // JSON bodies are validated as sent: no type is coerced, and nesting is bounded.
 t.test('bodies are not coerced and deep nesting is a 422, before the node is called', async (t) => {

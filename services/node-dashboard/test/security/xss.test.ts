@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { startNodeSimulator } from '@app/node-simulator'
 import { test } from 'tap'
 import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 import { startPasswordSshServer } from '../support/ssh2-server.ts'
 import { CHROMIUM, eventually, openBrowser } from '../web/browser.ts'
 

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { freePort } from '@app/node-simulator'
 import t from 'tap'
 import { build, login } from '../helper.ts'
-import { freePort } from '../support/node-host.ts'
 
 // One instance for the file; each test sets the settings it starts from.
 const app = await build(t)

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { freePort } from '@app/node-simulator'
 import t from 'tap'
 import { build, login } from '../helper.ts'
-import { freePort } from '../support/node-host.ts'
 
 // One instance for the file; nothing listens on the SSH port: every case must be refused before connecting.
 const app = await build(t, { env: { SSH_TIMEOUT_MS: '10000' } })

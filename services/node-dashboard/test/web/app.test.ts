@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import { createNodeHost, NODE_BINARY, rpc } from '@app/node-simulator'
 import { test } from 'tap'
 import { build, TEST_PASSWORD } from '../helper.ts'
-import { rpc } from '../support/http-client.ts'
-import { createNodeHost, NODE_BINARY } from '../support/node-host.ts'
 import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 import { CHROMIUM, eventually, openBrowser } from './browser.ts'
 

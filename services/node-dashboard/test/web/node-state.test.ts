@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import { startNodeSimulator } from '@app/node-simulator'
 import { test } from 'tap'
 import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { startNodeSimulator } from '../support/node-simulator.ts'
 import { CHROMIUM, eventually, openBrowser } from './browser.ts'
 
 // The overview shows a starting (warm-up) and an unreachable node as states, with the API's detail.

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'tap'
-import { rpc } from './http-client.ts'
-import { createNodeHost } from './node-host.ts'
+import { createNodeHost, rpc } from '../src/index.ts'
 
-test('node-binary.sh behaves like `bitcoind -conf=... -daemon` (v30)', async (t) => {
+test('bin/bitcoind.sh behaves like `bitcoind -conf=... -daemon` (v30)', async (t) => {
   // A long lock hold keeps the "still locked" step independent of how fast a loaded machine boots node.
   const host = await createNodeHost({ lockHoldMs: 6000 })
   t.teardown(() => host.cleanup())
@@ -41,7 +40,7 @@ test('node-binary.sh behaves like `bitcoind -conf=... -daemon` (v30)', async (t)
   await host.waitReady()
 })
 
-test('node-binary.sh reports a missing config file like bitcoind', async (t) => {
+test('bin/bitcoind.sh reports a missing config file like bitcoind', async (t) => {
   const host = await createNodeHost()
   t.teardown(() => host.cleanup())
   const missing = path.join(host.dir, "it's missing.conf")

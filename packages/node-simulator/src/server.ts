@@ -76,7 +76,7 @@ function sendText(res: http.ServerResponse, status: number, body = '', headers: 
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
-/** A Bitcoin-Core-family JSON-RPC server over HTTP (see test/support/fixtures/bitcoind). */
+/** A Bitcoin-Core-family JSON-RPC server over HTTP (see data/bitcoind). */
 export async function startNodeSimulator(options: NodeSimulatorOptions = {}): Promise<NodeSimulator> {
   const user = options.user ?? 'u'
   const password = options.password ?? 'p'

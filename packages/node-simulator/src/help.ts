@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-// Copied from the shared bitcoind reference so the tests never read outside the repository.
-const fixtures = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'fixtures', 'bitcoind')
+/** Recorded replies and help texts of real nodes (see REFERENCE.md there): this package's data files. */
+export const BITCOIND_DATA_DIR = fileURLToPath(new URL('../data/bitcoind/', import.meta.url))
 
 export type NodeVersion = '30.0.0' | '28.0.0'
 export const NODE_VERSIONS: NodeVersion[] = ['30.0.0', '28.0.0']
@@ -20,8 +20,8 @@ function read(file: string): string | null {
 export function helpListing(version: NodeVersion, { withoutMethods = [] as string[] } = {}): string {
   const text =
     version === '30.0.0'
-      ? read(path.join(fixtures, 'captured', 'help.txt'))!
-      : read(path.join(fixtures, `help-${version}.txt`))!.replace(/\n$/, '')
+      ? read(path.join(BITCOIND_DATA_DIR, 'captured', 'help.txt'))!
+      : read(path.join(BITCOIND_DATA_DIR, `help-${version}.txt`))!.replace(/\n$/, '')
   if (withoutMethods.length === 0) return text
   const drop = new Set(withoutMethods)
   return text
@@ -51,10 +51,10 @@ export function helpPage(version: NodeVersion, method: string): string | null {
   const synopsis = listedMethods(version).get(method)
   if (synopsis === undefined) return null
   if (version === '30.0.0') {
-    const captured = read(path.join(fixtures, 'captured', `help-${method}.txt`))
+    const captured = read(path.join(BITCOIND_DATA_DIR, 'captured', `help-${method}.txt`))
     if (captured !== null) return captured
   }
-  const page = read(path.join(fixtures, 'help-pages', `${version}-${method}.txt`))
+  const page = read(path.join(BITCOIND_DATA_DIR, 'help-pages', `${version}-${method}.txt`))
   if (page !== null) return page.replace(/\n\n\n$/, '\n')
   // Listed methods without a stored page answer with their synopsis line only.
   return `${synopsis}\n`

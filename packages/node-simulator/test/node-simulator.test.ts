@@ -1,11 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { send } from './http-client.ts'
-import { blockHash, type NodeSimulatorOptions, startNodeSimulator } from './node-simulator.ts'
+import { BITCOIND_DATA_DIR, blockHash, type NodeSimulatorOptions, send, startNodeSimulator } from '../src/index.ts'
 
-const captured = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'bitcoind', 'captured')
+const captured = path.join(BITCOIND_DATA_DIR, 'captured')
 
 interface Capture {
   name: string

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { lockHolder } from './daemon.ts'
 import { rpc } from './http-client.ts'
-import { lockHolder } from './simulator/daemon.ts'
 
 /** The script the dashboard's start command runs over SSH, standing in for bitcoind. */
-export const NODE_BINARY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node-binary.sh')
+export const NODE_BINARY = fileURLToPath(new URL('../bin/bitcoind.sh', import.meta.url))
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -47,7 +47,7 @@ export interface NodeHost {
   url: string
   /** Writes a bitcoin.conf (regtest, rpcuser u / rpcpassword p, the port, the datadir) at `file`. */
   writeConf(file?: string, extra?: string): Promise<string>
-  /** Runs node-binary.sh directly (no SSH). */
+  /** Runs bin/bitcoind.sh directly (no SSH). */
   start(args?: string[]): Promise<RunResult>
   /** Resolves once the node answers getblockcount (warm-up over). */
   waitReady(timeoutMs?: number): Promise<void>
