@@ -1,5 +1,5 @@
 /**
- * Search benchmark (issue 3): index build time and heap, search latency, and HTTP throughput of the engine
+ * Search benchmark: index build time and heap, search latency, and HTTP throughput of the engine
  * against tuned minisearch and of the real list route against a precomputed page, each pair in the same run.
  *   node --import tsx services/meme-catalog/bench/search.ts [--documents 100000] [--queries 1000] [--seconds 10]
  * Prints a table with PASS/FAIL per target and writes bench/RESULTS.md.

@@ -71,9 +71,9 @@ async function appServer(): Promise<FastifyInstance> {
   report.loadMs = performance.now() - loadStart
   console.error(`app: ${corpus.documents.length} memes inserted in ${Math.round(report.loadMs as number)} ms`)
   const syncStart = performance.now()
-  await server.searchSync.catalogChanged()
+  await server.readModel.catalogChanged()
   report.readModelMs = performance.now() - syncStart
-  report.readModelSize = server.searchSync.model?.size
+  report.readModelSize = server.readModel.current?.size
   console.error(`app: read model of ${report.readModelSize} memes built in ${Math.round(report.readModelMs as number)} ms`)
   return server
 }

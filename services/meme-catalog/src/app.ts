@@ -25,12 +25,14 @@ import { mediaRoutes } from './media/routes.ts'
 import { corsOptions, parseOrigins } from './memes/cors.ts'
 import { memesRepositoryPlugin } from './memes/plugin.ts'
 import { memesRoutes } from './memes/routes.ts'
-import { addSharedSchemas, databaseUnavailableResponse } from './memes/schemas.ts'
+import { memeSchemas } from './memes/schemas.ts'
 import { moderationPlugin } from './moderation/plugin.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
-import { searchSyncPlugin } from './search/plugin.ts'
+import { databaseUnavailableResponse, sharedSchemasPlugin } from './schemas.ts'
+import { readModelPlugin } from './search/plugin.ts'
 import { skillRoutes } from './skill/routes.ts'
-import { tagsRepositoryPlugin, tagsRoutes } from './tags/routes.ts'
+import { tagsRepositoryPlugin } from './tags/plugin.ts'
+import { tagsRoutes } from './tags/routes.ts'
 import { uploadRoutes } from './uploads/routes.ts'
 import { webRoutes } from './web/routes.ts'
 import { applyMissingSecurityHeaders } from './web/security.ts'
@@ -86,14 +88,14 @@ async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions)
     db,
   })
   await fastify.register(rateLimitPlugin, { redisUrl: config.REDIS_URL })
-  // Public read side (issue 3). OpenAPI first: it documents the routes registered after it.
-  addSharedSchemas(fastify)
+  // OpenAPI first: it documents the routes registered after it.
+  await fastify.register(sharedSchemasPlugin, { components: memeSchemas })
   await fastify.register(cors, corsOptions(parseOrigins(config.CORS_UPLOAD_ORIGINS)))
   await fastify.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'] })
   await fastify.register(openapiPlugin)
   await fastify.register(memesRepositoryPlugin)
   await fastify.register(tagsRepositoryPlugin)
-  await fastify.register(searchSyncPlugin)
+  await fastify.register(readModelPlugin)
   const window = config.RATE_LIMIT_WINDOW_SECONDS
   const readLimit = { bucket: 'read', max: config.READ_RATE_LIMIT, windowSeconds: window }
   await fastify.register(memesRoutes, { readLimit })

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { createCaptionJobsRepository } from '../captions/jobs.ts'
 import { CONTROL_CHARACTERS } from '../captions/providers/text.ts'
-import { memeChanged } from '../captions/read-side.ts'
+import { described, errorResponse } from '../schemas.ts'
 import { createTagsRepository } from '../tags/repository.ts'
 import { createAdminRepository } from './repository.ts'
 import {
@@ -12,8 +12,6 @@ import {
   AdminMemeListQuery,
   CaptionJobAccepted,
   commonAdminResponses,
-  described,
-  errorResponse,
   MemeIdParams,
   MemePatchBody,
 } from './schemas.ts'
@@ -113,7 +111,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
       return current
     })
     if (!from) throw notFoundMeme()
-    if (from !== to) await memeChanged(fastify, id)
+    if (from !== to) await fastify.readModel.memeChanged(id)
     return { meme: (await admin.find(id))! }
   }
 
@@ -168,7 +166,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
         return true
       })
       if (!found) throw notFoundMeme()
-      await memeChanged(fastify, id)
+      await fastify.readModel.memeChanged(id)
       return reply.code(204).send(null)
     },
   )
@@ -219,7 +217,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
         return true
       })
       if (!found) throw notFoundMeme()
-      await memeChanged(fastify, id)
+      await fastify.readModel.memeChanged(id)
       return { meme: (await admin.find(id))! }
     },
   )

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import { createAdminAuth } from './auth.ts'
 import { adminMemesRoutes } from './memes-routes.ts'
@@ -12,6 +13,13 @@ declare module 'fastify' {
     adminRepository: AdminRepository
   }
 }
+
+export const adminRepositoryPlugin = fp(
+  async function adminRepositoryPlugin(fastify: FastifyInstance) {
+    await fastify.register(adminRepositoryPlugin)
+  },
+  { name: 'meme-admin-repository', dependencies: ['app-database'] },
+)
 
 /**
  * The admin API (encapsulated: its hooks, decorators and OpenAPI document stay inside). Without

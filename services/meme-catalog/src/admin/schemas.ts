@@ -1,5 +1,6 @@
-import { type TSchema, Type } from '@sinclair/typebox'
-import { ErrorBody, MAX_CAPTION_LENGTH, MAX_TAG_LENGTH, MEME_ID_PATTERN, Meme, ref } from '../memes/schemas.ts'
+import { Type } from '@sinclair/typebox'
+import { MAX_CAPTION_LENGTH, MAX_TAG_LENGTH, MEME_ID_PATTERN, Meme } from '../memes/schemas.ts'
+import { ErrorBody, errorResponse, ref } from '../schemas.ts'
 
 // Admin schemas are inline (no $id): a named schema would also land in the public document's components.
 const { status: _publicStatus, ...memeFields } = Meme.properties
@@ -103,12 +104,6 @@ export const TagCreateBody = Type.Object(
 )
 
 export const TagNameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) })
-
-/** A success schema with the description the OpenAPI document shows for it. */
-export const described = <T extends TSchema>(schema: T, description: string): T =>
-  ({ ...schema, 'x-response-description': description }) as T
-
-export const errorResponse = (description: string) => ref(ErrorBody, { 'x-response-description': description })
 
 /** Statuses every admin route can answer besides its own. */
 export const commonAdminResponses = {

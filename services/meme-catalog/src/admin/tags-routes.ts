@@ -1,19 +1,11 @@
 import { badRequest, conflict, noStore, notFound, type RouteRateLimit } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { memeChanged } from '../captions/read-side.ts'
 import { MAX_TAG_LENGTH } from '../memes/schemas.ts'
+import { described, errorResponse } from '../schemas.ts'
 import { createTagsRepository, foldTagName } from '../tags/repository.ts'
 import { createAdminRepository } from './repository.ts'
-import {
-  AdminTag,
-  AdminTagList,
-  commonAdminResponses,
-  described,
-  errorResponse,
-  TagCreateBody,
-  TagNameParams,
-} from './schemas.ts'
+import { AdminTag, AdminTagList, commonAdminResponses, TagCreateBody, TagNameParams } from './schemas.ts'
 
 // Past this many affected memes one full resync is cheaper than re-reading each.
 const BULK_REINDEX = 100
@@ -105,8 +97,8 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
         return memeIds
       })
       if (!memeIds) throw notFound(`No tag named "${name}".`)
-      if (memeIds.length > BULK_REINDEX && fastify.hasDecorator('searchSync')) await fastify.searchSync.catalogChanged()
-      else for (const id of memeIds) await memeChanged(fastify, id)
+      if (memeIds.length > BULK_REINDEX) await fastify.readModel.catalogChanged()
+      else for (const id of memeIds) await fastify.readModel.memeChanged(id)
       return reply.code(204).send(null)
     },
   )

@@ -3,7 +3,6 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import { type CaptionJobsRepository, createCaptionJobsRepository } from './jobs.ts'
 import { createCaptioner } from './providers/index.ts'
-import { memeChanged } from './read-side.ts'
 import { CAPTION_CHANNEL, type CaptionWorker, createCaptionWorker } from './worker.ts'
 
 declare module 'fastify' {
@@ -35,7 +34,7 @@ export const captionsPlugin = fp(
       maxAttempts: config.CAPTION_MAX_ATTEMPTS,
       retryBaseMs: config.CAPTION_RETRY_BASE_MS,
       pollMs: config.CAPTION_POLL_MS,
-      memeChanged: (id) => memeChanged(fastify, id),
+      memeChanged: (id) => fastify.readModel.memeChanged(id),
     })
     fastify.decorate('captionJobs', {
       ...jobs,
@@ -55,5 +54,5 @@ export const captionsPlugin = fp(
       await captioner.close()
     })
   },
-  { name: 'meme-captions', dependencies: ['app-database'] },
+  { name: 'meme-captions', dependencies: ['app-database', 'meme-read-model'] },
 )

@@ -95,7 +95,7 @@ export const demoPlugin = fp(
       const run = async () => {
         const count = await seedDemoMemes(fastify.db)
         if (count > 0) {
-          await fastify.searchSync.catalogChanged()
+          await fastify.readModel.catalogChanged()
           fastify.log.info({ memes: count }, 'demo memes added')
         }
         return count
@@ -110,5 +110,5 @@ export const demoPlugin = fp(
       await seeded
     })
   },
-  { name: 'meme-demo', dependencies: ['app-database', 'meme-search-sync'] },
+  { name: 'meme-demo', dependencies: ['app-database', 'meme-read-model'] },
 )

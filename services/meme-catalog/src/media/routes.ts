@@ -2,7 +2,8 @@ import { notFound, type RouteRateLimit } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
-import { errorResponse, MemeIdParams, rateLimitHeaders, tooManyRequestsResponse } from '../memes/schemas.ts'
+import { MemeIdParams } from '../memes/schemas.ts'
+import { errorResponse, rateLimitHeaders, tooManyRequestsResponse } from '../schemas.ts'
 import { createMediaCounters, type MediaCounters } from './counters.ts'
 
 declare module 'fastify' {
@@ -50,7 +51,7 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
   const counters = createMediaCounters(
     async (deltas) => {
       const totals = await fastify.memes.addCounts(deltas)
-      await fastify.searchSync.countsChanged(totals)
+      await fastify.readModel.countsChanged(totals)
     },
     counterFlushMs,
     fastify.log,
@@ -93,7 +94,7 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
       if (request.validationError) throw notFound('Meme not found.')
       const { id } = request.params
       const download = request.query.download === '1' || request.query.download === 'true'
-      const model = fastify.searchSync.model
+      const model = fastify.readModel.current
       const meme = model ? model.get(id) : await fastify.memes.findPublic(id)
       if (!meme) throw notFound('Meme not found.')
       const etag = `"${id}"`
@@ -113,4 +114,4 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
 }
 
 /** Not encapsulated: `fastify.mediaCounters` is visible to the app (tests flush it). */
-export const mediaRoutes = fp(media, { name: 'meme-media', dependencies: ['meme-repository', 'meme-search-sync'] })
+export const mediaRoutes = fp(media, { name: 'meme-media', dependencies: ['meme-repository', 'meme-read-model'] })

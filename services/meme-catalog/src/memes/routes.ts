@@ -2,11 +2,11 @@ import { badRequest, HttpError, noStore, notFound, type RouteRateLimit } from '@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
+import { errorResponse, RateLimit, ref, tooManyRequestsResponse, unavailableResponse, withRateLimitHeaders } from '../schemas.ts'
 import { EmptyQueryError } from '../search/types.ts'
 import { foldTagName } from '../tags/repository.ts'
 import {
   DEFAULT_PAGE_SIZE,
-  errorResponse,
   MAX_PAGE_SIZE,
   MAX_QUERY_LENGTH,
   MAX_TAG_FILTERS,
@@ -15,11 +15,6 @@ import {
   MemeIdParams,
   MemeListResponse,
   type MemeT,
-  RateLimit,
-  ref,
-  tooManyRequestsResponse,
-  unavailableResponse,
-  withRateLimitHeaders,
 } from './schemas.ts'
 
 export interface MemesRoutesOptions {
@@ -93,7 +88,7 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
       const q = request.query.q?.trim() || undefined
       const tags = normalizeTags(request.query.tag)
       let result: { page: number; pageSize: number; total: number; totalPages: number; memesJson: string }
-      const model = fastify.searchSync.model ?? (q ? await waitForModel() : null)
+      const model = fastify.readModel.current ?? (q ? await waitForModel() : null)
       if (model) {
         try {
           result = model.list({ q, tags, page, pageSize })
@@ -114,8 +109,8 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
   )
 
   async function waitForModel() {
-    const ready = await fastify.searchSync.whenReady(SEARCH_READY_WAIT_MS)
-    const model = fastify.searchSync.model
+    const ready = await fastify.readModel.whenReady(SEARCH_READY_WAIT_MS)
+    const model = fastify.readModel.current
     if (ready && model) return model
     throw new HttpError(503, 'The search index is still loading; retry shortly.', { 'Retry-After': 2 })
   }
@@ -164,7 +159,7 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
   )
 
   async function findPublicMeme(id: string): Promise<MemeT | null> {
-    const model = fastify.searchSync.model
+    const model = fastify.readModel.current
     if (model) return model.get(id) ?? null
     return fastify.memes.findPublic(id)
   }

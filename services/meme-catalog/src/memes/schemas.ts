@@ -1,5 +1,5 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import { type Static, Type } from '@sinclair/typebox'
+import { RateLimit, ref } from '../schemas.ts'
 
 /** The public meme id: SHA-256 hex of the uploaded bytes. */
 export const MEME_ID_PATTERN = '^[a-f0-9]{64}$'
@@ -9,17 +9,6 @@ export const MAX_QUERY_LENGTH = 200
 export const MAX_TAG_FILTERS = 20
 export const MAX_TAG_LENGTH = 60
 export const MAX_CAPTION_LENGTH = 2000
-
-export const RateLimit = Type.Object(
-  {
-    limit: Type.Integer(),
-    remaining: Type.Integer(),
-    resetAt: Type.String({ format: 'date-time' }),
-  },
-  { $id: 'RateLimit', description: 'The caller’s read budget; equal to the RateLimit-* headers.' },
-)
-
-export const ErrorBody = Type.Object({ error: Type.String() }, { $id: 'Error', description: 'An error message.' })
 
 export const UploadQuota = Type.Object(
   {
@@ -60,14 +49,6 @@ export const Meme = Type.Object(
   { $id: 'Meme', description: 'An image with a caption and tags.' },
 )
 
-/** Reference to a shared schema by its $id, typed as the schema (rendered as components/schemas/<id>). */
-export function ref<T extends TSchema>(schema: T, options: Record<string, unknown> = {}) {
-  // @fastify/swagger drops keywords beside $ref except `description`: carry a response description there.
-  const described =
-    typeof options['x-response-description'] === 'string' ? { description: options['x-response-description'] } : {}
-  return Type.Unsafe<Static<T>>({ ...options, ...described, $ref: `${schema.$id}#` })
-}
-
 export const MemeListResponse = Type.Object(
   {
     page: Type.Integer({ description: 'The page served (clamped to the last page).' }),
@@ -101,50 +82,10 @@ export const ModerationRejected = Type.Object(
 )
 
 export type MemeT = Static<typeof Meme>
-export type RateLimitT = Static<typeof RateLimit>
 export type MemeListResponseT = Static<typeof MemeListResponse>
 
-/** The schemas clients see by name (components/schemas); added once on the root instance. */
-export const sharedSchemas = [RateLimit, ErrorBody, UploadQuota, Meme, MemeListResponse, MemeAddResponse, ModerationRejected]
-
-export function addSharedSchemas(fastify: FastifyInstance) {
-  for (const schema of sharedSchemas) fastify.addSchema(schema)
-}
-
-/** Headers every rate-limited answer carries (OpenAPI documentation of the 200s). */
-export const rateLimitHeaders = {
-  'RateLimit-Limit': { type: 'integer', description: 'Requests allowed in the current window.' },
-  'RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current window.' },
-  'RateLimit-Reset': { type: 'string', format: 'date-time', description: 'When the current window ends.' },
-}
-
-const retryAfterHeader = {
-  'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds until the budget is refilled.' },
-}
-
-/** A rate-limited success answer: the body schema with the RateLimit-* headers documented. */
-export function withRateLimitHeaders<T extends TSchema>(schema: T, description: string): T {
-  return { ...schema, description, headers: rateLimitHeaders } as T
-}
-
-// A description beside $ref: @fastify/swagger takes it as the response's description.
-export const errorResponse = (description: string) => ref(ErrorBody, { description })
-
-/** A 503 answer: Error body and Retry-After. */
-export const unavailableResponse = (description: string) =>
-  ref(ErrorBody, {
-    description,
-    headers: { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying.' } },
-  })
-
-/** 503 of every database-backed route: PostgreSQL is unreachable (see documentDatabaseUnavailable). */
-export const databaseUnavailableResponse = unavailableResponse('The database is unreachable; retry after Retry-After seconds.')
-
-/** 429: Error body, Retry-After plus the RateLimit-* headers (remaining 0). */
-export const tooManyRequestsResponse = ref(ErrorBody, {
-  description: 'Rate limited; retry after Retry-After seconds.',
-  headers: { ...retryAfterHeader, ...rateLimitHeaders },
-})
+/** The meme domain's named schemas (components/schemas), added by the shared schemas plugin. */
+export const memeSchemas = [UploadQuota, Meme, MemeListResponse, MemeAddResponse, ModerationRejected]
 
 export const MemeIdParams = Type.Object({
   id: Type.String({ pattern: MEME_ID_PATTERN, description: 'The meme id (SHA-256 hex of the uploaded file).' }),

@@ -1,22 +1,23 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { createSearchSync, type SearchSync } from './service.ts'
+import { createReadModelReplica, type ReadModelReplica } from './replica.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    searchSync: SearchSync
+    /** The public read model: serves reads and searches, refreshed after every change of a meme. */
+    readModel: ReadModelReplica
   }
 }
 
 /**
- * Decorates `fastify.searchSync`: the in-memory read model, built from the database in the
- * background (health answers meanwhile) and kept current through LISTEN/NOTIFY.
+ * Decorates `fastify.readModel`: built from the database in the background (health answers
+ * meanwhile) and kept current across instances through LISTEN/NOTIFY.
  */
-export const searchSyncPlugin = fp(
-  async function searchSyncPlugin(fastify: FastifyInstance) {
-    const sync = await createSearchSync(fastify.db, fastify.log)
-    fastify.decorate('searchSync', sync)
-    fastify.addHook('onClose', () => sync.close())
+export const readModelPlugin = fp(
+  async function readModelPlugin(fastify: FastifyInstance) {
+    const replica = await createReadModelReplica(fastify.db, fastify.log)
+    fastify.decorate('readModel', replica)
+    fastify.addHook('onClose', () => replica.close())
   },
-  { name: 'meme-search-sync', dependencies: ['app-database'] },
+  { name: 'meme-read-model', dependencies: ['app-database'] },
 )

@@ -22,7 +22,7 @@ export function createTagsRepository(db: Queryable) {
 
     /**
      * Removes a tag from the catalog and from every meme. Returns whether it existed and the memes
-     * that carried it (call searchSync.memeChanged for each, or catalogChanged for many).
+     * that carried it (call readModel.memeChanged for each, or catalogChanged for many).
      */
     async delete(name: string): Promise<{ deleted: boolean; memeIds: string[] }> {
       // The outer SELECT sees meme_tags as before the cascade.

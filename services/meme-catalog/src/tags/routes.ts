@@ -1,23 +1,8 @@
 import { noStore, type RouteRateLimit } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import fp from 'fastify-plugin'
-import { MAX_TAG_LENGTH, RateLimit, ref, tooManyRequestsResponse, withRateLimitHeaders } from '../memes/schemas.ts'
-import { createTagsRepository, type TagsRepository } from './repository.ts'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The tag catalog's SQL (list/create/delete; the admin API writes through it). */
-    tags: TagsRepository
-  }
-}
-
-export const tagsRepositoryPlugin = fp(
-  async function tagsRepositoryPlugin(fastify) {
-    fastify.decorate('tags', createTagsRepository(fastify.db))
-  },
-  { name: 'meme-tags-repository', dependencies: ['app-database'] },
-)
+import { MAX_TAG_LENGTH } from '../memes/schemas.ts'
+import { RateLimit, ref, tooManyRequestsResponse, withRateLimitHeaders } from '../schemas.ts'
 
 export const tagsRoutes: FastifyPluginAsyncTypebox<{ readLimit: RouteRateLimit }> = async (fastify, { readLimit }) => {
   fastify.get(

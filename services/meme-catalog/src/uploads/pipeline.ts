@@ -116,7 +116,6 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
 
   /** A failed decode spent CPU and uses no quota: it costs its sender several requests of the upload rate limit. */
   async function chargeFailedDecode(ip: string) {
-    if (!fastify.hasDecorator('rateLimiter')) return
     const charges = Array.from({ length: config.UPLOAD_DECODE_FAILURE_COST }, () => fastify.rateLimiter.consume(uploadLimit, ip))
     await Promise.all(charges)
   }
@@ -158,7 +157,7 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
     try {
       await fastify.db.notify('caption_jobs', id)
       // Only approved memes are public; pending ones reach the index when an admin approves them.
-      if (approved && fastify.hasDecorator('searchSync')) await fastify.searchSync.memeChanged(id)
+      if (approved) await fastify.readModel.memeChanged(id)
     } catch (error) {
       request.log.warn({ err: error, memeId: id }, 'upload stored; post-commit notification failed')
     }

@@ -2,26 +2,14 @@ import type { RouteRateLimit } from '@app/common'
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import { MAX_EDGE, MAX_PIXELS, MAX_UPLOAD_BYTES, WEBP_MAX_EDGE, WEBP_QUALITY } from '../images/process.ts'
-import {
-  addSharedSchemas,
-  errorResponse,
-  MemeAddResponse,
-  ModerationRejected,
-  ref,
-  unavailableResponse,
-} from '../memes/schemas.ts'
+import { MemeAddResponse, ModerationRejected } from '../memes/schemas.ts'
+import { errorResponse, ref, unavailableResponse } from '../schemas.ts'
 import { checkUploadHeaders, FIELD_NAME, MAX_REQUEST_BYTES } from './multipart.ts'
 import { createUploadPipeline } from './pipeline.ts'
-import { createUploadsRepository, type UploadsRepository } from './repository.ts'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** SQL of the upload pipeline on the app's database (scoped to the upload routes). */
-    uploadsRepository: UploadsRepository
-  }
-}
+import { uploadsRepositoryPlugin } from './plugin.ts'
 
 const UploadBody = Type.Object(
   {
@@ -31,12 +19,10 @@ const UploadBody = Type.Object(
 )
 
 /** POST /api/memes: validate, moderate, normalize to WebP, store; see the README for each refusal's status. */
-export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
-  // The read side adds the shared schemas on the root instance; without it (alone in a test) add them here.
-  if (!fastify.getSchema('Meme')) addSharedSchemas(fastify)
+const uploads: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
   // Scoped to this plugin: the multipart parser only exists for the upload route.
   await fastify.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES } })
-  fastify.decorate('uploadsRepository', createUploadsRepository(fastify.db))
+  await fastify.register(uploadsRepositoryPlugin)
   const uploadLimit: RouteRateLimit = {
     bucket: 'upload',
     max: config.UPLOAD_RATE_LIMIT,
@@ -91,3 +77,10 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
     },
   )
 }
+
+/** Encapsulated (multipart stays inside) yet named, so its dependencies are checked at start-up. */
+export const uploadRoutes = fp(uploads, {
+  name: 'meme-uploads',
+  encapsulate: true,
+  dependencies: ['app-database', 'app-rate-limit', 'app-moderation', 'meme-read-model', 'meme-shared-schemas'],
+})

@@ -26,7 +26,7 @@ async function setup(t: Parameters<typeof build>[0]) {
   })
   const rejected = await insertMeme(app.db, await plainImage(12), { status: 'rejected', createdAt: at(3) })
   const pending2 = await insertMeme(app.db, await plainImage(13), { status: 'pending', createdAt: at(4) })
-  if (app.hasDecorator('searchSync')) await app.searchSync.catalogChanged()
+  await app.readModel.catalogChanged()
   return { app, approved, pending, rejected, pending2 }
 }
 

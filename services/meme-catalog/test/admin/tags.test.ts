@@ -27,7 +27,7 @@ test('the tag catalog: list with counts, create (409 on duplicates), delete (rem
   const app = await build(t, { env: { ADMIN_TOKEN: TOKEN, CAPTIONER: 'none' } })
   const a = await insertMeme(app.db, await plainImage(20), { caption: 'first cat', tags: ['cats', 'funny'] })
   const b = await insertMeme(app.db, await plainImage(21), { caption: 'second cat', tags: ['cats'] })
-  await app.searchSync.catalogChanged()
+  await app.readModel.catalogChanged()
 
   const listed = await app.inject({ url: '/api/admin/tags', headers: auth })
   t.equal(listed.statusCode, 200)

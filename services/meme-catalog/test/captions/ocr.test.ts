@@ -38,7 +38,7 @@ test('an uploaded meme gets its OCR caption and becomes findable by its text', a
   const app = await build(t, { env: { CAPTIONER: 'ocr', CAPTION_POLL_MS: '200' } })
   await addTags(app.db, 'cats', 'coffee', 'monday')
   const id = await insertMeme(app.db, await renderMeme('NEED MORE COFFEE', 'MONDAY AGAIN'), { job: true })
-  await app.searchSync.memeChanged(id)
+  await app.readModel.memeChanged(id)
   await app.captionJobs.notify(id)
   const [job] = await eventually(
     async () => {

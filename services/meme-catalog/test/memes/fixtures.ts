@@ -49,7 +49,7 @@ export async function addMeme(app: FastifyInstance, fixture: MemeFixture = {}): 
     await tx.query('INSERT INTO meme_media (meme_id, bytes) VALUES ($1, $2)', [id, bytes])
     for (const tag of tags) await tx.query('INSERT INTO meme_tags (meme_id, tag) VALUES ($1, $2)', [id, tag])
   })
-  await app.searchSync.memeChanged(id)
+  await app.readModel.memeChanged(id)
   return id
 }
 
@@ -65,5 +65,5 @@ export async function eventually(check: () => Promise<boolean> | boolean, timeou
 
 /** The read model is built in the background: tests that read right after start wait for it. */
 export async function ready(app: FastifyInstance) {
-  if (!(await app.searchSync.whenReady(10_000))) throw new Error('read model not ready')
+  if (!(await app.readModel.whenReady(10_000))) throw new Error('read model not ready')
 }

@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { addSharedSchemas } from '../../src/memes/schemas.ts'
+import { memeSchemas } from '../../src/memes/schemas.ts'
 import { formatDocument, OPENAPI_FILE } from '../../src/openapi/document.ts'
 import { openapiPlugin } from '../../src/openapi/plugin.ts'
+import { sharedSchemasPlugin } from '../../src/schemas.ts'
 import { build } from '../helper.ts'
 
 type Json = Record<string, any>
@@ -111,7 +112,7 @@ test('GET /openapi.json: OpenAPI 3.1.0, version 1.1.0, every public endpoint and
 test('routes tagged admin are left out of the public document', async (t) => {
   const fastify = Fastify()
   t.teardown(() => fastify.close())
-  addSharedSchemas(fastify)
+  await fastify.register(sharedSchemasPlugin, { components: memeSchemas })
   await fastify.register(openapiPlugin)
   const schema = { response: { 200: Type.Object({ ok: Type.Boolean() }) } }
   fastify.get('/api/admin/secret', { schema: { ...schema, summary: 'Admin', tags: ['admin'] } }, async () => ({ ok: true }))

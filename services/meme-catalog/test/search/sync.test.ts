@@ -18,14 +18,14 @@ test('a change made through one instance reaches the other within a second', asy
 
   // Caption edited (as the admin or the captioner would): the old word no longer finds it.
   await app1.db.query("UPDATE memes SET caption = 'pelican on a skateboard' WHERE id = $1", [id])
-  await app1.searchSync.memeChanged(id)
+  await app1.readModel.memeChanged(id)
   await eventually(async () => (await ids(app2, 'q=pelican')).length === 1, 1000)
   t.same(await ids(app2, 'q=flamingo'), [], 'old caption gone from the other index')
   t.equal((await app2.inject(`/api/memes/${id}`)).json().meme.caption, 'pelican on a skateboard')
 
   // Moved back to review: gone everywhere.
   await app2.db.query("UPDATE memes SET status = 'pending' WHERE id = $1", [id])
-  await app2.searchSync.memeChanged(id)
+  await app2.readModel.memeChanged(id)
   t.equal((await app2.inject(`/api/memes/${id}`)).statusCode, 404)
   await eventually(async () => (await app1.inject(`/api/memes/${id}`)).statusCode === 404, 1000)
   t.same(await ids(app1, 'q=pelican'), [])
@@ -40,7 +40,7 @@ test('catalogChanged reloads every instance (bulk changes)', async (t) => {
   const b = await addMeme(app1, { tags: ['cats'] })
   await eventually(async () => (await ids(app2, 'tag=cats')).length === 2)
   await app1.db.query('DELETE FROM tags WHERE name = $1', ['cats'])
-  await app1.searchSync.catalogChanged()
+  await app1.readModel.catalogChanged()
   t.same(await ids(app1, 'tag=cats'), [])
   await eventually(async () => (await ids(app2, 'tag=cats')).length === 0, 1000)
   t.same((await app2.inject(`/api/memes/${a}`)).json().meme.tags, [])
@@ -103,8 +103,8 @@ test('before the read model exists: lists and reads from the database, searches 
     ),
   )
   // As during start-up: no model yet, and the build does not finish within the wait.
-  Object.defineProperty(app.searchSync, 'model', { get: () => null })
-  app.searchSync.whenReady = async () => false
+  Object.defineProperty(app.readModel, 'current', { get: () => null })
+  app.readModel.whenReady = async () => false
 
   for (const [url, expected] of fromModel) {
     const res = await app.inject(url)

@@ -99,7 +99,7 @@ test('two instances on one database: the upload quota holds across both; an appr
   const elsewhere = await b.inject(uploadRequest(await pngImage(505), { ip: '192.0.2.78' }))
   t.equal(elsewhere.statusCode, 202, 'another address still has its quota')
 
-  // (c) test/search/sync.test.ts proves searchSync.memeChanged reaches another instance within a second; this is the
+  // (c) test/search/sync.test.ts proves readModel.memeChanged reaches another instance within a second; this is the
   // admin approve route end to end: approved through A, searchable through B, polled for at most one second.
   const id = first.json().meme.id as string
   const auth = { authorization: `Bearer ${ADMIN_TOKEN}` }

@@ -41,7 +41,7 @@ test('the tags repository: create is unique, delete removes the tag from memes a
   t.equal(removed.deleted, true)
   t.same(removed.memeIds, [a, b].sort())
   t.same(await app.tags.list(), ['dogs'])
-  for (const id of removed.memeIds) await app.searchSync.memeChanged(id)
+  for (const id of removed.memeIds) await app.readModel.memeChanged(id)
   t.same((await app.inject(`/api/memes/${a}`)).json().meme.tags, ['dogs'], 'gone from the meme')
   t.equal((await app.inject('/api/memes?tag=cats')).json().total, 0, 'and from the filter')
   t.same(await app.tags.delete('cats'), { deleted: false, memeIds: [] }, 'deleting twice')

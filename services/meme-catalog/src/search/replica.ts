@@ -17,9 +17,10 @@ interface ChangeMessage {
   counts?: string[]
 }
 
-export interface SearchSync {
+/** This instance's copy of the read model (search index and public records), kept current across instances. */
+export interface ReadModelReplica {
   /** The read model, or null until the first build from the database finished. */
-  readonly model: ReadModel | null
+  readonly current: ReadModel | null
   /** Resolves true once the model is ready, false after `timeoutMs`. */
   whenReady(timeoutMs: number): Promise<boolean>
   /**
@@ -34,7 +35,7 @@ export interface SearchSync {
   close(): Promise<void>
 }
 
-export async function createSearchSync(db: Database, log: FastifyBaseLogger): Promise<SearchSync> {
+export async function createReadModelReplica(db: Database, log: FastifyBaseLogger): Promise<ReadModelReplica> {
   const origin = randomUUID()
   const repo = createMemesRepository(db)
   let model: ReadModel | null = null
@@ -151,7 +152,7 @@ export async function createSearchSync(db: Database, log: FastifyBaseLogger): Pr
   void resync()
 
   return {
-    get model() {
+    get current() {
       return model
     },
     async whenReady(timeoutMs) {
