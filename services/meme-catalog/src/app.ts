@@ -1,5 +1,4 @@
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   createErrorHandler,
   createFastify,
@@ -30,14 +29,13 @@ import { moderationPlugin } from './moderation/plugin.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { databaseUnavailableResponse, sharedSchemasPlugin } from './schemas.ts'
 import { readModelPlugin } from './search/plugin.ts'
+import { serviceRoot } from './service-root.ts'
 import { skillRoutes } from './skill/routes.ts'
 import { tagsRepositoryPlugin } from './tags/plugin.ts'
 import { tagsRoutes } from './tags/routes.ts'
 import { uploadRoutes } from './uploads/routes.ts'
 import { webRoutes } from './web/routes.ts'
 import { applyMissingSecurityHeaders } from './web/security.ts'
-
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
 /** What the caller may provide instead of the app opening or choosing it (tests, benches). */
 export interface AppDeps {
@@ -84,7 +82,7 @@ async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions)
   await fastify.register(databasePlugin, {
     url: config.DATABASE_URL,
     dataDir: path.join(config.DATA_DIR, 'pgdata'),
-    migrationsDir: path.join(root, 'migrations'),
+    migrationsDir: path.join(serviceRoot, 'migrations'),
     db,
   })
   await fastify.register(rateLimitPlugin, { redisUrl: config.REDIS_URL })

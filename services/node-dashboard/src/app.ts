@@ -1,5 +1,4 @@
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   createErrorHandler,
   createFastify,
@@ -29,12 +28,11 @@ import { historyRoutes } from './history/routes.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
 import { DatabaseUnavailableBody } from './schemas.ts'
+import { serviceRoot } from './service-root.ts'
 import { settingsPlugin } from './settings/plugin.ts'
 import { settingsRoutes } from './settings/routes.ts'
 import { webRoutes } from './web/routes.ts'
 import { securityHeaders } from './web/security.ts'
-
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
 /** What the caller may provide instead of the app opening or choosing it (tests, benches). */
 export interface AppDeps {
@@ -83,7 +81,7 @@ async function nodeDashboard(fastify: FastifyInstance, { config, db }: AppOption
   await fastify.register(databasePlugin, {
     url: config.DATABASE_URL,
     dataDir: path.join(config.DATA_DIR, 'pgdata'),
-    migrationsDir: path.join(root, 'migrations'),
+    migrationsDir: path.join(serviceRoot, 'migrations'),
     db,
   })
   await fastify.register(rateLimitPlugin, { redisUrl: config.REDIS_URL })

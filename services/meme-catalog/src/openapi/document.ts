@@ -4,9 +4,10 @@ import path from 'node:path'
 import { loadConfig } from '@app/common'
 import { buildApp } from '../app.ts'
 import { configSchema } from '../config.ts'
+import { serviceRoot } from '../service-root.ts'
 
 /** Where the committed copy of the public document lives. */
-export const OPENAPI_FILE = path.join(path.dirname(path.dirname(path.dirname(new URL(import.meta.url).pathname))), 'openapi.json')
+export const OPENAPI_FILE = path.join(serviceRoot, 'openapi.json')
 
 /** The committed form: stable key order from the routes, two-space indent, final newline. */
 export function formatDocument(document: unknown): string {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { serviceRoot } from '../service-root.ts'
 
 /** services/meme-catalog/web: the page sources, shipped as they are (no build step). */
-export const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web')
+export const webRoot = path.join(serviceRoot, 'web')
 export const staticRoot = path.join(webRoot, 'static')
 
 export interface Page {
