@@ -19,9 +19,14 @@ export interface ClassifierOptions {
   maxQueue?: number
 }
 
-const workerUrl = new URL('./worker.ts', import.meta.url).href
-// Worker threads do not inherit the parent's TypeScript loader on Node 20: register tsx first, then load the worker.
-const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}) })`
+/** The worker thread: compiled beside dist/server.js in the build, worker.ts through tsx from the sources. */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./moderation-worker.js', import.meta.url))
+  const workerUrl = new URL('./worker.ts', import.meta.url).href
+  // Worker threads do not inherit the parent's TypeScript loader on Node 20: register tsx first, then load the worker.
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}) })`
+  return new Worker(bootstrap, { eval: true })
+}
 
 const unavailable = () => new HttpError(503, 'Moderation is unavailable; try again shortly.', { 'Retry-After': 5 })
 
@@ -41,7 +46,7 @@ export function createClassifier({ log, maxQueue = 32 }: ClassifierOptions): Cla
   }
 
   function start() {
-    const current = new Worker(bootstrap, { eval: true })
+    const current = startWorker()
     worker = current
     readyPromise = new Promise<void>((resolve, reject) => {
       current.on('message', (message: WorkerMessage) => {
