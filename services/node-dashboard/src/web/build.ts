@@ -3,11 +3,10 @@ import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { serviceRoot, webDistDir } from '../service-root.ts'
 
-/** The service folder: web/ holds the SPA sources, dist/web the Vite build that GET / serves. */
-export const serviceRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+/** web/ holds the SPA sources that `pnpm build` turns into dist/web with Vite; the service never builds. */
 export const webSourceDir = path.join(serviceRoot, 'web')
-export const webDistDir = path.join(serviceRoot, 'dist', 'web')
 const hashFile = '.source-hash'
 const lockStaleMs = 180_000
 
@@ -57,9 +56,9 @@ export interface EnsureOptions {
 export type BuildState = 'current' | 'built' | 'prebuilt'
 
 /**
- * Makes sure dist/web matches web/: builds when missing or stale. Concurrent starts (parallel test files,
- * several instances) take a lock folder; the others wait for its build. The new build replaces the old by rename.
- * Without the sources (a runtime image holding only dist) an existing build is used as is.
+ * Makes sure dist/web matches web/: builds when missing or stale. Concurrent builds (`start` and `test` run
+ * together) take a lock folder; the others wait for its build. The new build replaces the old by rename.
+ * Without the sources (an image holding only dist) an existing build is used as is.
  */
 export async function ensureWebBuild({
   log = console,
@@ -106,8 +105,8 @@ export async function ensureWebBuild({
   }
 }
 
-// `pnpm --filter @app/node-dashboard build` runs this file: a plain Vite build into dist/web.
+// `pnpm --filter @app/node-dashboard build:web` runs this file: a Vite build into dist/web unless it is current.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await buildWeb()
-  console.log(`built ${path.relative(process.cwd(), webDistDir) || webDistDir}`)
+  const state = await ensureWebBuild()
+  console.log(`${path.relative(process.cwd(), webDistDir) || webDistDir}: ${state === 'built' ? 'built' : 'up to date'}`)
 }

@@ -4,37 +4,22 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ErrorBody } from '../schemas.ts'
-import { ensureWebBuild, webDistDir } from './build.ts'
+import { webDistDir } from '../service-root.ts'
 import { securityHeaders } from './security.ts'
 
 export interface WebOptions {
   /** Folder of the Vite build (tests point it elsewhere). */
   distDir?: string
-  /** Build web/ into dist/web when missing or stale (default true). */
-  autoBuild?: boolean
 }
 
 /** Serves the single-page app: GET / is the HTML shell, /static/* the built assets, all no-store. */
-export const webRoutes: FastifyPluginAsyncTypebox<WebOptions> = async (fastify, { distDir = webDistDir, autoBuild = true }) => {
+export const webRoutes: FastifyPluginAsyncTypebox<WebOptions> = async (fastify, { distDir = webDistDir }) => {
   const problem = 'The dashboard web app is not built. Run: pnpm --filter @app/node-dashboard build'
-  // The build (seconds, only when web/ changed) runs beside the rest of the start-up instead of holding the
-  // plugin timeout; requests for the app wait for it.
-  const shellReady: Promise<string | null> = (async () => {
-    if (autoBuild && distDir === webDistDir) {
-      const state = await ensureWebBuild({ log: { info: (msg) => fastify.log.info(msg) } })
-      if (state === 'built') fastify.log.info('dashboard web app built into dist/web')
-    }
-    return readFile(path.join(distDir, 'index.html'), 'utf8')
-  })().catch((error) => {
+  // `pnpm build` makes dist/web; the service only reads it (Vite is a build tool, not part of the runtime).
+  const shell = await readFile(path.join(distDir, 'index.html'), 'utf8').catch((error) => {
     // The API stays usable without the web app; GET / explains what to run.
     fastify.log.error({ err: error }, problem)
     return null
-  })
-  fastify.addHook('onRequest', async () => {
-    await shellReady
-  })
-  fastify.addHook('onClose', async () => {
-    await shellReady
   })
 
   fastify.get(
@@ -52,7 +37,6 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebOptions> = async (fastify, 
     },
     async (_request, reply) => {
       reply.headers(securityHeaders)
-      const shell = await shellReady
       if (shell === null) return reply.code(503).send({ detail: problem })
       return reply.type('text/html; charset=utf-8').send(shell)
     },

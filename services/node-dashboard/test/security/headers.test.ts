@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { webDistDir } from '../../src/web/build.ts'
+import { webDistDir } from '../../src/service-root.ts'
 import { build, login } from '../helper.ts'
 
 // One instance for the whole file: starting the embedded database is the slow part on a busy machine.

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs'
 import { appendFile, cp, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'tap'
-import { ensureWebBuild, serviceRoot, webSourceDir, webSourceHash } from '../../src/web/build.ts'
+import { serviceRoot } from '../../src/service-root.ts'
+import { ensureWebBuild, webSourceDir, webSourceHash } from '../../src/web/build.ts'
 
 // A fresh clone has no dist/: the first start builds it, concurrent starts share one build, and an edit rebuilds.
 test('ensureWebBuild builds when missing, once for concurrent callers, again when a source changes', async (t) => {

@@ -5,7 +5,8 @@ import { gzipSync } from 'node:zlib'
 import { createErrorHandler, createNotFoundHandler } from '@app/common'
 import Fastify from 'fastify'
 import { test } from 'tap'
-import { webDistDir, webSourceHash } from '../../src/web/build.ts'
+import { webDistDir } from '../../src/service-root.ts'
+import { webSourceHash } from '../../src/web/build.ts'
 import { webRoutes } from '../../src/web/routes.ts'
 import { build } from '../helper.ts'
 
@@ -108,7 +109,7 @@ test('without a build, GET / answers 503 with what to run and the API keeps work
   const app = Fastify({ logger: false })
   app.setErrorHandler(createErrorHandler({ messageKey: 'detail', validationStatus: 422 }))
   app.setNotFoundHandler(createNotFoundHandler('detail'))
-  await app.register(webRoutes, { distDir: empty, autoBuild: false })
+  await app.register(webRoutes, { distDir: empty })
   app.get('/api/ping', async () => ({ ok: true }))
   t.teardown(() => app.close())
   const res = await app.inject({ method: 'GET', url: '/' })
