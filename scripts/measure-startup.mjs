@@ -41,7 +41,13 @@ async function measureOnce() {
   const started = performance.now()
   const child = spawn(argv[0], argv.slice(1), {
     cwd: serviceDir,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: process.env.MEASURE_DATABASE_URL ?? '', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: process.env.MEASURE_DATABASE_URL ?? '',
+      LOG_LEVEL: 'warn',
+    },
     stdio: 'ignore',
   })
   try {
