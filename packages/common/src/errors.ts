@@ -19,7 +19,6 @@ export const unauthorized = (message = 'Authentication required.') => new HttpEr
 export const forbidden = (message: string) => new HttpError(403, message)
 export const notFound = (message = 'Not found.') => new HttpError(404, message)
 export const conflict = (message: string) => new HttpError(409, message)
-export const badGateway = (message: string) => new HttpError(502, message)
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new HttpError(429, message, { 'Retry-After': Math.max(1, Math.ceil(retryAfterSeconds)) })
 
@@ -56,10 +55,17 @@ export interface ErrorHandlerOptions {
   messageKey: 'error' | 'detail'
   /** Status for schema validation failures: 400 (catalog) or 422 (dashboard). */
   validationStatus: 400 | 422
+  /** A body that is not JSON fails validation like any other bad body (validationStatus) instead of a 400. */
+  unparsableBodyIsInvalid?: boolean
 }
 
-export function createErrorHandler({ messageKey, validationStatus }: ErrorHandlerOptions) {
+const unparsableBody = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
+
+export function createErrorHandler({ messageKey, validationStatus, unparsableBodyIsInvalid = false }: ErrorHandlerOptions) {
   return function errorHandler(error: FastifyError & Partial<HttpError>, request: FastifyRequest, reply: FastifyReply) {
+    if (unparsableBodyIsInvalid && unparsableBody.has(error.code)) {
+      return reply.code(validationStatus).send({ [messageKey]: `Invalid body: ${error.message}` })
+    }
     if (error.validation) {
       return reply.code(validationStatus).send({ [messageKey]: describeValidation(error.validation, error.validationContext) })
     }

@@ -7,6 +7,13 @@ import Fastify, { type FastifyInstance, type FastifyLoggerOptions, type FastifyR
 import type { DestinationStream } from 'pino'
 import { type BaseConfig, baseConfigProperties, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
 import type { ErrorHandlerOptions } from './errors.ts'
+import { addMissingSecurityHeaders, apiSecurityPolicy, noStore, type SecurityHeaderPolicy } from './security-headers.ts'
+
+/** How a service answers: its error body shape and the headers on every answer (Fastify's own errors included). */
+export interface AnswerPolicy extends ErrorHandlerOptions {
+  /** Default: the API baseline. */
+  securityHeaders?: SecurityHeaderPolicy
+}
 
 /** Header and body fields that may carry secrets: never logged. */
 export const redactedPaths = [
@@ -26,8 +33,8 @@ export interface LogOverrides {
 type ServerConfig = Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'> & Partial<HttpTimeouts>
 
 /** A Fastify instance with the options every service uses; the service registers its app on it. */
-export function createFastify(config: ServerConfig, errors: ErrorHandlerOptions, log: LogOverrides = {}): FastifyInstance {
-  const options = fastifyOptions(config, { ...errors, pretty: log.stream ? false : undefined })
+export function createFastify(config: ServerConfig, answers: AnswerPolicy, log: LogOverrides = {}): FastifyInstance {
+  const options = fastifyOptions(config, { ...answers, pretty: log.stream ? false : undefined })
   return Fastify({ ...options, logger: { ...(options.logger as object), ...log } })
 }
 
@@ -37,20 +44,20 @@ export function fastifyOptions(
   {
     messageKey,
     validationStatus,
+    securityHeaders = apiSecurityPolicy,
     pretty = config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT !== 'json' && process.stdout.isTTY),
-  }: ErrorHandlerOptions & { pretty?: boolean },
+  }: AnswerPolicy & { pretty?: boolean },
 ): FastifyServerOptions {
   return {
     // Errors Fastify answers before routing, in the service's body shape: an undecodable path is a
     // validation failure of the path; an over-long parameter keeps its 414.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const status = error.code === 'FST_ERR_BAD_URL' ? validationStatus : (error.statusCode ?? 400)
       // The reply is not typed for a route here; the body is the service's error shape.
-      // Sent before routing, past the services' onSend hooks: the API's baseline headers are set here.
-      ;(reply as FastifyReply)
-        .code(status)
-        .headers(errorAnswerHeaders)
-        .send({ [messageKey]: error.message })
+      const answer = noStore((reply as FastifyReply).code(status))
+      // Sent before routing, past the base plugin's onSend hook: the service's baseline headers are set here.
+      addMissingSecurityHeaders(answer, request.url, securityHeaders)
+      answer.send({ [messageKey]: error.message })
     },
     logger: {
       level: config.LOG_LEVEL,
@@ -137,20 +144,6 @@ function nonFiniteField(data: unknown): string | undefined {
     }
   }
   return undefined
-}
-
-/** Headers of a JSON error answered before routing: not cached, not sniffed, not framed, no referrer. */
-export const errorAnswerHeaders: Record<string, string> = {
-  'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-}
-
-/** Marks a response as not to be stored by any cache. */
-export function noStore(reply: FastifyReply): FastifyReply {
-  return reply.header('Cache-Control', 'no-store')
 }
 
 /**

@@ -63,6 +63,20 @@ test('dashboard shape: {detail}, validation 422', async (t) => {
   t.equal(conflict.headers['x-extra'], 'yes')
 })
 
+test('with unparsableBodyIsInvalid, a body that is not JSON fails validation with the service status', async (t) => {
+  const fastify = Fastify({ logger: false })
+  t.teardown(() => fastify.close())
+  fastify.setErrorHandler(createErrorHandler({ messageKey: 'detail', validationStatus: 422, unparsableBodyIsInvalid: true }))
+  fastify.post('/items', async () => ({ ok: true }))
+  const json = { 'content-type': 'application/json' }
+  const broken = await fastify.inject({ method: 'POST', url: '/items', payload: '{', headers: json })
+  t.equal(broken.statusCode, 422)
+  t.match(broken.json(), { detail: /^Invalid body: / })
+  const empty = await fastify.inject({ method: 'POST', url: '/items', payload: '', headers: json })
+  t.equal(empty.statusCode, 422, 'an empty JSON body too')
+  t.match(empty.json(), { detail: /^Invalid body: / })
+})
+
 test('429 carries Retry-After of at least one second', async (t) => {
   const { fastify } = app('error', 400)
   t.teardown(() => fastify.close())

@@ -1,15 +1,12 @@
 import path from 'node:path'
 import {
-  createErrorHandler,
+  type AnswerPolicy,
+  apiSecurityPolicy,
+  basePlugin,
   createFastify,
-  createNotFoundHandler,
   type Database,
-  databasePlugin,
-  documentDatabaseUnavailable,
-  type ErrorHandlerOptions,
-  guardJsonBodies,
+  healthRoutes,
   type LogOverrides,
-  rateLimitPlugin,
 } from '@app/common'
 import compress from '@fastify/compress'
 import cors from '@fastify/cors'
@@ -19,7 +16,6 @@ import { adminPlugin } from './admin/plugin.ts'
 import { captionsPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
 import { demoEnabled, demoPlugin } from './demo/seed.ts'
-import { healthRoutes } from './health/routes.ts'
 import { mediaRoutes } from './media/routes.ts'
 import { corsOptions, parseOrigins } from './memes/cors.ts'
 import { memesRepositoryPlugin } from './memes/plugin.ts'
@@ -35,7 +31,6 @@ import { tagsRepositoryPlugin } from './tags/plugin.ts'
 import { tagsRoutes } from './tags/routes.ts'
 import { uploadRoutes } from './uploads/routes.ts'
 import { webRoutes } from './web/routes.ts'
-import { applyMissingSecurityHeaders } from './web/security.ts'
 
 /** What the caller may provide instead of the app opening or choosing it (tests, benches). */
 export interface AppDeps {
@@ -45,8 +40,8 @@ export interface AppDeps {
   log?: LogOverrides
 }
 
-/** The service's error body shape: its message field and the status of a validation failure. */
-export const errorShape = { messageKey: 'error', validationStatus: 400 } as const satisfies ErrorHandlerOptions
+/** Errors are `{error}` with 400 for a validation failure; every answer a page does not cover carries the API baseline. */
+const answers: AnswerPolicy = { messageKey: 'error', validationStatus: 400, securityHeaders: apiSecurityPolicy }
 
 export type App = FastifyInstance & { config: Config }
 
@@ -55,7 +50,7 @@ export type App = FastifyInstance & { config: Config }
  * registered, not yet loaded (await `ready()` or `listen()`).
  */
 export function buildApp(config: Config, deps: AppDeps = {}): App {
-  const fastify = createFastify(config, errorShape, deps.log)
+  const fastify = createFastify(config, answers, deps.log)
   fastify.decorate('config', config)
   fastify.register(fp(memeCatalog), { config, db: deps.db })
   return fastify as App
@@ -67,25 +62,21 @@ interface AppOptions {
 }
 
 async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions) {
-  fastify.setErrorHandler(createErrorHandler(errorShape))
-  fastify.setNotFoundHandler(createNotFoundHandler(errorShape.messageKey))
-  guardJsonBodies(fastify)
-  // Root onSend: API answers, errors and 404s get baseline security headers too (pages set their stricter ones first).
-  fastify.addHook('onSend', async (_request, reply) => {
-    applyMissingSecurityHeaders(reply)
+  await fastify.register(basePlugin, {
+    answers,
+    database: {
+      url: config.DATABASE_URL,
+      dataDir: path.join(config.DATA_DIR, 'pgdata'),
+      migrationsDir: path.join(serviceRoot, 'migrations'),
+      db,
+    },
+    redisUrl: config.REDIS_URL,
+    // The API and media answer 503 while PostgreSQL is unreachable; health, documents and pages do not.
+    databaseUnavailable: {
+      response: databaseUnavailableResponse,
+      databaseFree: ({ url }) => !/^\/(api|media)\//.test(url) || url === '/api/health',
+    },
   })
-  // The API and media answer 503 while PostgreSQL is unreachable; health, documents and pages do not.
-  documentDatabaseUnavailable(fastify, {
-    response: databaseUnavailableResponse,
-    databaseFree: ({ url }) => !/^\/(api|media)\//.test(url) || url === '/api/health',
-  })
-  await fastify.register(databasePlugin, {
-    url: config.DATABASE_URL,
-    dataDir: path.join(config.DATA_DIR, 'pgdata'),
-    migrationsDir: path.join(serviceRoot, 'migrations'),
-    db,
-  })
-  await fastify.register(rateLimitPlugin, { redisUrl: config.REDIS_URL })
   // OpenAPI first: it documents the routes registered after it.
   await fastify.register(sharedSchemasPlugin, { components: memeSchemas })
   await fastify.register(cors, corsOptions(parseOrigins(config.CORS_UPLOAD_ORIGINS)))

@@ -1,18 +1,6 @@
 import path from 'node:path'
-import {
-  createErrorHandler,
-  createFastify,
-  createNotFoundHandler,
-  type Database,
-  databasePlugin,
-  documentDatabaseUnavailable,
-  type ErrorHandlerOptions,
-  guardJsonBodies,
-  type HttpError,
-  type LogOverrides,
-  rateLimitPlugin,
-} from '@app/common'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import { type AnswerPolicy, basePlugin, createFastify, type Database, healthRoutes, type LogOverrides } from '@app/common'
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { actionRoutes } from './actions/routes.ts'
 import { auditPlugin } from './audit/repository.ts'
@@ -23,7 +11,6 @@ import type { Config } from './config.ts'
 import { dashboardPlugin } from './dashboard/plugin.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { explorerRoutes } from './explorer/routes.ts'
-import { healthRoutes } from './health/routes.ts'
 import { historyRoutes } from './history/routes.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
@@ -42,8 +29,16 @@ export interface AppDeps {
   log?: LogOverrides
 }
 
-/** The service's error body shape: its message field and the status of a validation failure. */
-export const errorShape = { messageKey: 'detail', validationStatus: 422 } as const satisfies ErrorHandlerOptions
+/**
+ * Errors are `{detail}` with 422 for a validation failure, an unparsable body included (400 means a missing
+ * setting). Every answer gets the shell's hardening headers; API answers and static assets are never cached.
+ */
+const answers: AnswerPolicy = {
+  messageKey: 'detail',
+  validationStatus: 422,
+  unparsableBodyIsInvalid: true,
+  securityHeaders: { baseline: securityHeaders, noStorePrefixes: ['/api/', '/static/'] },
+}
 
 export type App = FastifyInstance & { config: Config }
 
@@ -52,7 +47,7 @@ export type App = FastifyInstance & { config: Config }
  * registered, not yet loaded (await `ready()` or `listen()`).
  */
 export function buildApp(config: Config, deps: AppDeps = {}): App {
-  const fastify = createFastify(config, errorShape, deps.log)
+  const fastify = createFastify(config, answers, deps.log)
   fastify.decorate('config', config)
   fastify.register(fp(nodeDashboard), { config, db: deps.db })
   return fastify as App
@@ -64,33 +59,20 @@ interface AppOptions {
 }
 
 async function nodeDashboard(fastify: FastifyInstance, { config, db }: AppOptions) {
-  const errorHandler = createErrorHandler(errorShape)
-  // A body that is not JSON fails validation like any other bad body: 422 here (400 means a missing setting).
-  const unparsable = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
-  fastify.setErrorHandler(function dashboardErrors(error: FastifyError & Partial<HttpError>, request, reply) {
-    if (unparsable.has(error.code)) return reply.code(422).send({ detail: `Invalid body: ${error.message}` })
-    return errorHandler.call(this, error, request, reply)
-  })
-  fastify.setNotFoundHandler(createNotFoundHandler(errorShape.messageKey))
-  guardJsonBodies(fastify)
-  // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
-  documentDatabaseUnavailable(fastify, {
-    response: DatabaseUnavailableBody,
-    databaseFree: ({ url }) => !url.startsWith('/api/') || url === '/api/health',
-  })
-  await fastify.register(databasePlugin, {
-    url: config.DATABASE_URL,
-    dataDir: path.join(config.DATA_DIR, 'pgdata'),
-    migrationsDir: path.join(serviceRoot, 'migrations'),
-    db,
-  })
-  await fastify.register(rateLimitPlugin, { redisUrl: config.REDIS_URL })
-  // API answers and static assets are never cached (onSend: errors and 404s included, and it wins over any route).
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith('/api/') || request.url.startsWith('/static/')) reply.header('Cache-Control', 'no-store')
-    // JSON answers (errors included) get the shell's hardening headers too: nosniff, no framing, a deny-all CSP.
-    for (const [name, value] of Object.entries(securityHeaders)) if (!reply.hasHeader(name)) reply.header(name, value)
-    return payload
+  await fastify.register(basePlugin, {
+    answers,
+    database: {
+      url: config.DATABASE_URL,
+      dataDir: path.join(config.DATA_DIR, 'pgdata'),
+      migrationsDir: path.join(serviceRoot, 'migrations'),
+      db,
+    },
+    redisUrl: config.REDIS_URL,
+    // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
+    databaseUnavailable: {
+      response: DatabaseUnavailableBody,
+      databaseFree: ({ url }) => !url.startsWith('/api/') || url === '/api/health',
+    },
   })
   // Signs session cookies and derives the key that encrypts stored node secrets.
   const secret = await loadSessionSecret(config.SESSION_SECRET, config.DATA_DIR)

@@ -37,19 +37,3 @@ export const securityHeaders: Record<string, string> = {
 export function applySecurityHeaders(reply: FastifyReply): void {
   reply.headers(securityHeaders)
 }
-
-/**
- * Every other answer (JSON API, errors, 404s, media, markdown, OpenAPI): nothing in it may run, be sniffed as
- * another type, be framed or leak the URL as a referrer. No CORP here: the public API and media are cross-origin.
- */
-export const apiSecurityHeaders: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-}
-
-/** Adds the API headers a route has not set itself (the pages and /docs keep their own policy). */
-export function applyMissingSecurityHeaders(reply: FastifyReply): void {
-  for (const [name, value] of Object.entries(apiSecurityHeaders)) if (!reply.hasHeader(name)) reply.header(name, value)
-}

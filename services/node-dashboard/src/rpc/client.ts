@@ -5,7 +5,7 @@
  * `fastify.rpc.batch([{ method, params }], options)` sends one JSON-RPC batch; each item is { ok, result | error }.
  * Wallet: `undefined`/`null` -> the rpc_wallet setting; '' -> no wallet (root endpoint); a name -> /wallet/<name>.
  */
-import { HttpError } from '@app/common'
+import { HttpError, readCappedText } from '@app/common'
 import type { NodeSettings } from '../settings/repository.ts'
 import { RpcError } from './errors.ts'
 
@@ -64,24 +64,6 @@ function withoutTrailingSlashes(path: string): string {
   return path.slice(0, end)
 }
 
-async function readLimited(response: Response, maxBytes: number): Promise<string | null> {
-  if (!response.body) return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {})
-      return null
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 function describeFetchFailure(error: unknown, where: string, timeoutMs: number, method: string): RpcError {
   const e = error as Error & { cause?: { code?: string; message?: string } }
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
@@ -123,7 +105,7 @@ export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024
     try {
       const signal = AbortSignal.timeout(limit)
       response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'manual' })
-      text = await readLimited(response, maxBytes)
+      text = await readCappedText(response, maxBytes)
     } catch (error) {
       throw describeFetchFailure(error, where, limit, label)
     }

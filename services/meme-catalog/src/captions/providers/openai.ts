@@ -1,3 +1,4 @@
+import { readCappedText } from '@app/common'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import sharp from 'sharp'
@@ -39,24 +40,6 @@ function instructions(catalog: string[]): string {
       ? `tags: zero or more names chosen only from this list, exactly as written: ${JSON.stringify(catalog)}.`
       : 'tags: an empty array (there is no tag catalog yet).',
   ].join('\n')
-}
-
-async function readCapped(response: Response, limit: number): Promise<string> {
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > limit) {
-      await reader.cancel().catch(() => {})
-      throw new CaptionerError(`captioner answer is larger than ${limit} bytes`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 const FENCE = '```'
@@ -116,7 +99,9 @@ export function createOpenAiCaptioner(options: OpenAiCaptionerOptions): Captione
           signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
           redirect: 'error',
         })
-        text = await readCapped(response, MAX_RESPONSE_BYTES)
+        const capped = await readCappedText(response, MAX_RESPONSE_BYTES)
+        if (capped === null) throw new CaptionerError(`captioner answer is larger than ${MAX_RESPONSE_BYTES} bytes`)
+        text = capped
       } catch (error) {
         if (error instanceof CaptionerError) throw error
         const e = error as Error
