@@ -10,10 +10,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { type Database, loadConfig } from '@app/common'
+import { loadConfig } from '@app/common'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.ts'
 import { configSchema } from '../src/config.ts'
+import type { MemeUseCases } from '../src/memes/use-cases.ts'
 import { createSearchIndex } from '../src/search/engine.ts'
 import { type Corpus, generateCorpus } from './corpus.ts'
 import { createTunedMiniSearch } from './minisearch-tuned.ts'
@@ -29,23 +30,24 @@ async function searchServer(search: (q: string) => { total: number; ids: string[
   return server
 }
 
-async function loadCorpus(db: Database, { documents, tags }: Corpus): Promise<void> {
-  await db.query('INSERT INTO tags (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [tags])
-  for (let start = 0; start < documents.length; start += 5000) {
-    const batch = documents.slice(start, start + 5000)
-    await db.query(
-      `INSERT INTO memes (id, created_at, status, byte_size, width, height, original_mime, original_name,
-         moderation_score, moderation_reason, caption)
-       SELECT id, to_timestamp(ms / 1000.0), 'approved', 48213, 800, 600, 'image/png', 'meme.png', 3, 'safe', caption
-       FROM unnest($1::text[], $2::float8[], $3::text[]) AS t(id, ms, caption)`,
-      [batch.map((d) => d.id), batch.map((d) => d.createdAt), batch.map((d) => d.caption)],
-    )
-    const links = batch.flatMap((d) => d.tags.map((tag) => [d.id, tag]))
-    await db.query('INSERT INTO meme_tags (meme_id, tag) SELECT * FROM unnest($1::text[], $2::text[])', [
-      links.map((l) => l[0]),
-      links.map((l) => l[1]),
-    ])
-  }
+/** Stores the corpus through the write side in one transaction (the tags memes carry join the catalog). */
+async function loadCorpus(memes: MemeUseCases, { documents }: Corpus): Promise<void> {
+  await memes.insert(
+    documents.map((d) => ({
+      id: d.id,
+      status: 'approved',
+      createdAt: new Date(d.createdAt),
+      byteSize: 48213,
+      width: 800,
+      height: 600,
+      originalMime: 'image/png',
+      originalName: 'meme.png',
+      moderationScore: 3,
+      moderationReason: 'safe',
+      caption: d.caption,
+      tags: d.tags,
+    })),
+  )
 }
 
 async function appServer(): Promise<FastifyInstance> {
@@ -64,7 +66,7 @@ async function appServer(): Promise<FastifyInstance> {
   const server = buildApp(config)
   await server.ready()
   const loadStart = performance.now()
-  await loadCorpus(server.db, corpus)
+  await loadCorpus(server.memeUseCases, corpus)
   // Fresh planner statistics after the bulk load, as autovacuum would give a server (PGlite runs none); a run
   // without this spent over 15 minutes before the app was ready at 100k memes (the cause was not pinned down).
   await server.db.exec('ANALYZE')

@@ -18,7 +18,7 @@ import type { Config } from './config.ts'
 import { demoEnabled, demoPlugin } from './demo/seed.ts'
 import { mediaRoutes } from './media/routes.ts'
 import { corsOptions, parseOrigins } from './memes/cors.ts'
-import { memesRepositoryPlugin } from './memes/plugin.ts'
+import { memesRepositoryPlugin, memeUseCasesPlugin } from './memes/plugin.ts'
 import { memesRoutes } from './memes/routes.ts'
 import { memeSchemas } from './memes/schemas.ts'
 import { moderationPlugin } from './moderation/plugin.ts'
@@ -85,6 +85,7 @@ async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions)
   await fastify.register(memesRepositoryPlugin)
   await fastify.register(tagsRepositoryPlugin)
   await fastify.register(readModelPlugin)
+  await fastify.register(memeUseCasesPlugin)
   const window = config.RATE_LIMIT_WINDOW_SECONDS
   const readLimit = { bucket: 'read', max: config.READ_RATE_LIMIT, windowSeconds: window }
   await fastify.register(memesRoutes, { readLimit })

@@ -1,11 +1,8 @@
 import { badRequest, noStore, notFound, type RouteRateLimit } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createCaptionJobsRepository } from '../captions/jobs.ts'
 import { CONTROL_CHARACTERS } from '../captions/providers/text.ts'
 import { described, errorResponse } from '../schemas.ts'
-import { createTagsRepository } from '../tags/repository.ts'
-import { createAdminRepository } from './repository.ts'
 import {
   AdminMemeEnvelope,
   AdminMemeList,
@@ -16,8 +13,6 @@ import {
   MemePatchBody,
 } from './schemas.ts'
 import { normalizeCatalogName } from './tags-routes.ts'
-
-type Status = 'pending' | 'approved' | 'rejected'
 
 const notFoundMeme = () => notFound('No such meme (unknown or deleted).')
 
@@ -95,23 +90,8 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
     },
   )
 
-  async function moveTo(actor: string, id: string, to: Status) {
-    const from = await fastify.db.transaction(async (tx) => {
-      const repo = createAdminRepository(tx)
-      const current = await repo.lock(id)
-      if (current && current !== to) {
-        await repo.setStatus(id, to)
-        await repo.audit({
-          actor,
-          action: to === 'approved' ? 'meme.approve' : 'meme.reject',
-          memeId: id,
-          detail: { from: current, to },
-        })
-      }
-      return current
-    })
-    if (!from) throw notFoundMeme()
-    if (from !== to) await fastify.readModel.memeChanged(id)
+  async function moveTo(actor: string, id: string, to: 'approved' | 'rejected') {
+    if (!(await fastify.memeUseCases.setStatus(actor, id, to))) throw notFoundMeme()
     return { meme: (await admin.find(id))! }
   }
 
@@ -156,17 +136,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
       },
     },
     async (request, reply) => {
-      const { id } = request.params
-      const found = await fastify.db.transaction(async (tx) => {
-        const repo = createAdminRepository(tx)
-        const status = await repo.lock(id)
-        if (!status) return false
-        await repo.softDelete(id)
-        await repo.audit({ actor: request.adminActor!, action: 'meme.delete', memeId: id, detail: { status } })
-        return true
-      })
-      if (!found) throw notFoundMeme()
-      await fastify.readModel.memeChanged(id)
+      if (!(await fastify.memeUseCases.delete(request.adminActor!, request.params.id))) throw notFoundMeme()
       return reply.code(204).send(null)
     },
   )
@@ -197,27 +167,12 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
         throw badRequest("Invalid body field 'caption': contains control characters.")
       }
       const tags = request.body.tags && [...new Set(request.body.tags.map(normalizeCatalogName))]
-      const found = await fastify.db.transaction(async (tx) => {
-        const repo = createAdminRepository(tx)
-        if (!(await repo.lock(id))) return false
-        const detail: Record<string, unknown> = {}
-        if (tags) {
-          const known = new Set(await createTagsRepository(tx).existing(tags))
-          const unknown = tags.filter((t) => !known.has(t))
-          if (unknown.length > 0) {
-            throw badRequest(`Unknown tags: ${unknown.join(', ')}. Add them to the catalog first (POST /api/admin/tags).`)
-          }
-          detail.tags = { from: await repo.setTags(id, tags), to: [...tags].sort() }
-        }
-        if (caption !== undefined) {
-          await repo.setCaption(id, caption)
-          detail.caption = caption
-        }
-        await repo.audit({ actor: request.adminActor!, action: 'meme.edit', memeId: id, detail })
-        return true
-      })
-      if (!found) throw notFoundMeme()
-      await fastify.readModel.memeChanged(id)
+      const outcome = await fastify.memeUseCases.edit(request.adminActor!, id, { caption, tags })
+      if (outcome === 'not-found') throw notFoundMeme()
+      if (outcome !== 'edited') {
+        const unknown = outcome.unknownTags.join(', ')
+        throw badRequest(`Unknown tags: ${unknown}. Add them to the catalog first (POST /api/admin/tags).`)
+      }
       return { meme: (await admin.find(id))! }
     },
   )
@@ -239,16 +194,8 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
       },
     },
     async (request, reply) => {
-      const { id } = request.params
-      const job = await fastify.db.transaction(async (tx) => {
-        const repo = createAdminRepository(tx)
-        if (!(await repo.lock(id))) return null
-        const queued = await createCaptionJobsRepository(tx).enqueue(id)
-        await repo.audit({ actor: request.adminActor!, action: 'meme.recaption', memeId: id, detail: { jobId: queued.id } })
-        return queued
-      })
+      const job = await fastify.memeUseCases.recaption(request.adminActor!, request.params.id)
       if (!job) throw notFoundMeme()
-      await fastify.captionJobs.notify(id)
       return reply.code(202).send({ job: { id: job.id, state: job.state, runAt: job.runAt.toISOString() } })
     },
   )

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
+import { repositoryPlugin } from '../repository-plugin.ts'
 import { createAdminAuth } from './auth.ts'
 import { adminMemesRoutes } from './memes-routes.ts'
 import { adminOpenapiRoute, registerAdminSwagger } from './openapi.ts'
@@ -14,18 +15,13 @@ declare module 'fastify' {
   }
 }
 
-export const adminRepositoryPlugin = fp(
-  async function adminRepositoryPlugin(fastify: FastifyInstance) {
-    await fastify.register(adminRepositoryPlugin)
-  },
-  { name: 'meme-admin-repository', dependencies: ['app-database'] },
-)
+export const adminRepositoryPlugin = repositoryPlugin('meme-admin-repository', 'adminRepository', createAdminRepository)
 
 /**
  * The admin API (encapsulated: its hooks, decorators and OpenAPI document stay inside). Without
  * ADMIN_TOKEN nothing is registered, so every admin path answers 404 like any unknown route.
  */
-export async function adminPlugin(fastify: FastifyInstance, { config }: { config: Config }) {
+async function admin(fastify: FastifyInstance, { config }: { config: Config }) {
   if (!config.ADMIN_TOKEN) {
     fastify.log.info('ADMIN_TOKEN is not set: the admin API is disabled')
     return
@@ -46,3 +42,9 @@ export async function adminPlugin(fastify: FastifyInstance, { config }: { config
   await fastify.register(adminTagsRoutes, { rateLimit })
   await fastify.register(adminOpenapiRoute, { rateLimit })
 }
+
+export const adminPlugin = fp(admin, {
+  name: 'meme-admin',
+  encapsulate: true,
+  dependencies: ['app-database', 'app-rate-limit', 'meme-use-cases'],
+})

@@ -50,14 +50,7 @@ function toAdminMeme(row: AdminMemeRow): AdminMemeT {
   }
 }
 
-export interface AuditEntry {
-  actor: string
-  action: string
-  memeId?: string | null
-  detail?: Record<string, unknown>
-}
-
-/** The admin API's SQL over memes and the audit log; takes the database or an open transaction. */
+/** The admin API's reads of memes and the tag catalog; takes the database or an open transaction. */
 export function createAdminRepository(db: Queryable) {
   return {
     /** Newest first; deleted memes are never listed. */
@@ -81,39 +74,6 @@ export function createAdminRepository(db: Queryable) {
       return rows[0] ? toAdminMeme(rows[0]) : null
     },
 
-    /** Locks a live meme for a change and returns its status, or null when missing or deleted. */
-    async lock(id: string): Promise<Status | null> {
-      const { rows } = await db.query<{ status: Status }>(
-        'SELECT status FROM memes WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
-        [id],
-      )
-      return rows[0]?.status ?? null
-    },
-
-    async setStatus(id: string, status: Status): Promise<void> {
-      await db.query('UPDATE memes SET status = $2, updated_at = now() WHERE id = $1', [id, status])
-    },
-
-    async softDelete(id: string): Promise<void> {
-      await db.query('UPDATE memes SET deleted_at = now(), updated_at = now() WHERE id = $1', [id])
-    },
-
-    async setCaption(id: string, caption: string): Promise<void> {
-      await db.query('UPDATE memes SET caption = $2, updated_at = now() WHERE id = $1', [id, caption])
-    },
-
-    /** Replaces the tags of a meme; the names must exist in the catalog. Returns the previous ones. */
-    async setTags(id: string, tags: string[]): Promise<string[]> {
-      const { rows } = await db.query<{ tag: string }>('DELETE FROM meme_tags WHERE meme_id = $1 RETURNING tag', [id])
-      await db.query('INSERT INTO meme_tags (meme_id, tag) SELECT $1, unnest($2::text[])', [id, tags])
-      await db.query('UPDATE memes SET updated_at = now() WHERE id = $1', [id])
-      return rows.map((r) => r.tag).sort()
-    },
-
-    async touch(ids: string[]): Promise<void> {
-      if (ids.length > 0) await db.query('UPDATE memes SET updated_at = now() WHERE id = ANY($1::text[])', [ids])
-    },
-
     /** The stored WebP of a live meme of any status. */
     async findImage(id: string): Promise<Buffer | null> {
       const { rows } = await db.query<{ bytes: Uint8Array }>(
@@ -131,23 +91,6 @@ export function createAdminRepository(db: Queryable) {
          FROM tags t ORDER BY t.name`,
       )
       return rows.map((r) => ({ name: r.name, createdAt: iso(r.created_at), memeCount: Number(r.meme_count) }))
-    },
-
-    async findTag(name: string): Promise<Static<typeof AdminTag> | null> {
-      const { rows } = await db.query<{ name: string; created_at: Date | string }>(
-        'SELECT name, created_at FROM tags WHERE name = $1',
-        [name],
-      )
-      return rows[0] ? { name: rows[0].name, createdAt: iso(rows[0].created_at), memeCount: 0 } : null
-    },
-
-    async audit({ actor, action, memeId = null, detail = {} }: AuditEntry): Promise<void> {
-      await db.query('INSERT INTO admin_audit (actor, action, meme_id, detail) VALUES ($1, $2, $3, $4::jsonb)', [
-        actor,
-        action,
-        memeId,
-        JSON.stringify(detail),
-      ])
     },
   }
 }

@@ -3,12 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { MAX_TAG_LENGTH } from '../memes/schemas.ts'
 import { described, errorResponse } from '../schemas.ts'
-import { createTagsRepository, foldTagName } from '../tags/repository.ts'
-import { createAdminRepository } from './repository.ts'
+import { foldTagName } from '../tags/repository.ts'
 import { AdminTag, AdminTagList, commonAdminResponses, TagCreateBody, TagNameParams } from './schemas.ts'
-
-// Past this many affected memes one full resync is cheaper than re-reading each.
-const BULK_REINDEX = 100
 
 /** Catalog names: NFC, trimmed, inner whitespace collapsed, lowercase, 1..60 characters, no control characters. */
 export function normalizeCatalogName(raw: string): string {
@@ -59,13 +55,9 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
     },
     async (request, reply) => {
       const name = normalizeCatalogName(request.body.name)
-      const tag = await fastify.db.transaction(async (tx) => {
-        if (!(await createTagsRepository(tx).create(name))) return null
-        const repo = createAdminRepository(tx)
-        await repo.audit({ actor: request.adminActor!, action: 'tag.create', detail: { name } })
-        return repo.findTag(name)
-      })
-      if (!tag) throw conflict(`Tag "${name}" already exists.`)
+      const created = await fastify.memeUseCases.createTag(request.adminActor!, name)
+      if (!created) throw conflict(`Tag "${name}" already exists.`)
+      const tag = { name: created.name, createdAt: created.createdAt.toISOString(), memeCount: 0 }
       return reply.code(201).send({ tag })
     },
   )
@@ -88,17 +80,7 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
     },
     async (request, reply) => {
       const name = normalizeCatalogName(request.params.name)
-      const memeIds = await fastify.db.transaction(async (tx) => {
-        const { deleted, memeIds } = await createTagsRepository(tx).delete(name)
-        if (!deleted) return null
-        const repo = createAdminRepository(tx)
-        await repo.touch(memeIds)
-        await repo.audit({ actor: request.adminActor!, action: 'tag.delete', detail: { name, memeIds } })
-        return memeIds
-      })
-      if (!memeIds) throw notFound(`No tag named "${name}".`)
-      if (memeIds.length > BULK_REINDEX) await fastify.readModel.catalogChanged()
-      else for (const id of memeIds) await fastify.readModel.memeChanged(id)
+      if (!(await fastify.memeUseCases.deleteTag(request.adminActor!, name))) throw notFound(`No tag named "${name}".`)
       return reply.code(204).send(null)
     },
   )

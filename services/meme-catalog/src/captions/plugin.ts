@@ -34,7 +34,7 @@ export const captionsPlugin = fp(
       maxAttempts: config.CAPTION_MAX_ATTEMPTS,
       retryBaseMs: config.CAPTION_RETRY_BASE_MS,
       pollMs: config.CAPTION_POLL_MS,
-      memeChanged: (id) => fastify.readModel.memeChanged(id),
+      applyResult: (job, result) => fastify.memeUseCases.captioned(job, result),
     })
     fastify.decorate('captionJobs', {
       ...jobs,
@@ -54,5 +54,5 @@ export const captionsPlugin = fp(
       await captioner.close()
     })
   },
-  { name: 'meme-captions', dependencies: ['app-database', 'meme-read-model'] },
+  { name: 'meme-captions', dependencies: ['app-database', 'meme-use-cases'] },
 )

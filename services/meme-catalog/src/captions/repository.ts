@@ -1,6 +1,6 @@
 import type { Queryable } from '@app/common'
 
-/** What a caption job reads and writes of a meme; takes the database or an open transaction. */
+/** What a caption job reads of a meme; takes the database or an open transaction. */
 export function createCaptionsRepository(db: Queryable) {
   return {
     /** The stored WebP of a meme that still exists (not deleted), or null. */
@@ -26,22 +26,5 @@ export function createCaptionsRepository(db: Queryable) {
       )
       return rows.length > 0
     },
-
-    /** Replaces caption and tags; tags missing from the catalog (deleted meanwhile) are dropped. */
-    async write(memeId: string, caption: string, tags: string[]): Promise<boolean> {
-      const { rowCount } = await db.query(
-        'UPDATE memes SET caption = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL',
-        [memeId, caption],
-      )
-      if (rowCount === 0) return false
-      await db.query('DELETE FROM meme_tags WHERE meme_id = $1', [memeId])
-      await db.query(
-        'INSERT INTO meme_tags (meme_id, tag) SELECT $1, name FROM tags WHERE name = ANY($2::text[]) ON CONFLICT DO NOTHING',
-        [memeId, tags],
-      )
-      return true
-    },
   }
 }
-
-export type CaptionsRepository = ReturnType<typeof createCaptionsRepository>

@@ -2,6 +2,7 @@ import type { Database } from '@app/common'
 import type { FastifyBaseLogger } from 'fastify'
 import { type ClaimedJob, createCaptionJobsRepository } from './jobs.ts'
 import type { Captioner } from './providers/index.ts'
+import type { CaptionResult } from './providers/types.ts'
 import { createCaptionsRepository } from './repository.ts'
 
 export const CAPTION_CHANNEL = 'caption_jobs'
@@ -17,8 +18,8 @@ export interface CaptionWorkerOptions {
   maxAttempts: number
   retryBaseMs: number
   pollMs: number
-  /** Called after a committed caption/tags change (keeps the read side and search index current). */
-  memeChanged: (memeId: string) => Promise<void>
+  /** Applies a result if the job is still this worker's (the meme use case); true when the meme changed. */
+  applyResult: (job: ClaimedJob, result: CaptionResult) => Promise<boolean>
 }
 
 export interface CaptionWorker {
@@ -118,23 +119,8 @@ export function createCaptionWorker(options: CaptionWorkerOptions): CaptionWorke
         await jobs.complete(job, `captioner ${captioner.name} produces no captions`)
         return
       }
-      const changed = await db.transaction(async (tx) => {
-        const queue = createCaptionJobsRepository(tx)
-        if (!(await queue.lockOwned(job))) return false
-        const repo = createCaptionsRepository(tx)
-        if (await repo.editedByAdminSince(job.memeId, job.createdAt)) {
-          await queue.complete(job, 'kept the admin edit made after this job was queued')
-          return false
-        }
-        const written = await repo.write(job.memeId, result.caption, result.tags)
-        await queue.complete(job, written ? null : 'meme deleted before captioning')
-        return written
-      })
-      if (changed) {
+      if (await options.applyResult(job, result)) {
         log.info({ memeId: job.memeId, jobId: job.id, tags: result.tags.length }, 'meme captioned')
-        await options
-          .memeChanged(job.memeId)
-          .catch((error) => log.warn({ err: error, memeId: job.memeId }, 'read side not updated'))
       }
     } catch (error) {
       await settleFailure(job, error).catch((e) => log.warn({ err: e, jobId: job.id }, 'caption job state not saved'))

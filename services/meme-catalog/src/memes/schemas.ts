@@ -82,7 +82,6 @@ export const ModerationRejected = Type.Object(
 )
 
 export type MemeT = Static<typeof Meme>
-export type MemeListResponseT = Static<typeof MemeListResponse>
 
 /** The meme domain's named schemas (components/schemas), added by the shared schemas plugin. */
 export const memeSchemas = [UploadQuota, Meme, MemeListResponse, MemeAddResponse, ModerationRejected]

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
+import { repositoryPlugin } from '../repository-plugin.ts'
 import { createTagsRepository, type TagsRepository } from './repository.ts'
 
 declare module 'fastify' {
@@ -9,9 +8,4 @@ declare module 'fastify' {
   }
 }
 
-export const tagsRepositoryPlugin = fp(
-  async function tagsRepositoryPlugin(fastify: FastifyInstance) {
-    fastify.decorate('tags', createTagsRepository(fastify.db))
-  },
-  { name: 'meme-tags-repository', dependencies: ['app-database'] },
-)
+export const tagsRepositoryPlugin = repositoryPlugin('meme-tags-repository', 'tags', createTagsRepository)

@@ -20,9 +20,17 @@ export function createTagsRepository(db: Queryable) {
       return rowCount > 0
     },
 
+    async find(name: string): Promise<{ name: string; createdAt: Date } | null> {
+      const { rows } = await db.query<{ name: string; created_at: Date | string }>(
+        'SELECT name, created_at FROM tags WHERE name = $1',
+        [name],
+      )
+      return rows[0] ? { name: rows[0].name, createdAt: new Date(rows[0].created_at) } : null
+    },
+
     /**
      * Removes a tag from the catalog and from every meme. Returns whether it existed and the memes
-     * that carried it (call readModel.memeChanged for each, or catalogChanged for many).
+     * that carried it.
      */
     async delete(name: string): Promise<{ deleted: boolean; memeIds: string[] }> {
       // The outer SELECT sees meme_tags as before the cascade.

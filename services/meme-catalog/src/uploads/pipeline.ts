@@ -59,9 +59,6 @@ const decodeBusy = () =>
     'Retry-After': DECODE_BUSY_RETRY_AFTER_SECONDS,
   })
 
-/** Signals an identical upload stored concurrently: the transaction rolls back and the stored one answers. */
-class DuplicateRace extends Error {}
-
 async function sha256Hex(bytes: Buffer): Promise<string> {
   // WebCrypto hashes on the thread pool: a 5 MB file does not hold the event loop.
   const digest = await webcrypto.subtle.digest('SHA-256', bytes)
@@ -152,17 +149,6 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
     }
   }
 
-  async function afterCommit(request: FastifyRequest, id: string, approved: boolean) {
-    // The rows are committed: a failed notification only delays captioning (the worker also polls).
-    try {
-      await fastify.db.notify('caption_jobs', id)
-      // Only approved memes are public; pending ones reach the index when an admin approves them.
-      if (approved) await fastify.readModel.memeChanged(id)
-    } catch (error) {
-      request.log.warn({ err: error, memeId: id }, 'upload stored; post-commit notification failed')
-    }
-  }
-
   return async function upload(request: FastifyRequest): Promise<UploadAccepted> {
     const ip = request.ip
     // Milliseconds per stage, logged with the outcome (operations and bench/upload.ts read them).
@@ -210,57 +196,46 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
     const nearDuplicateOf = decision === 'rejected' ? [] : await uploads.findNearDuplicates(phash, NEAR_DUPLICATE_DISTANCE)
     lap('nearDuplicates')
 
-    let stored: { row: Awaited<ReturnType<typeof uploads.insertMeme>>; used: QuotaUsage }
-    try {
-      stored = await fastify.db.transaction(async (tx) => {
+    const stored = await fastify.memeUseCases.upload(
+      {
+        id,
+        status: decision,
+        byteSize: webp.bytes.length,
+        width: webp.width,
+        height: webp.height,
+        originalMime,
+        originalName: sanitizeFileName(file.filename, originalMime === 'image/png' ? 'meme.png' : 'meme.jpg'),
+        moderationScore: moderation.score,
+        moderationReason: moderation.reason,
+        phash,
+        nearDuplicateOf,
+        uploaderIp: ip,
+        webp: webp.bytes,
+      },
+      async (tx) => {
         const repo = createUploadsRepository(tx)
         await repo.lockQuota()
         const used = await repo.quotaUsage(ip)
         const full = exhausted(used)
         if (full) throw await quotaError(repo, ip, full, used)
         await repo.recordUploadEvent(ip)
-        const after = { hour: used.hour + 1, day: used.day + 1, globalDay: used.globalDay + 1 }
-        if (decision === 'rejected') {
-          await repo.rememberRejected(id, moderation.score, moderation.reason)
-          return { row: null, used: after }
-        }
-        const row = await repo.insertMeme({
-          id,
-          status: decision,
-          byteSize: webp.bytes.length,
-          width: webp.width,
-          height: webp.height,
-          originalMime,
-          originalName: sanitizeFileName(file.filename, originalMime === 'image/png' ? 'meme.png' : 'meme.jpg'),
-          moderationScore: moderation.score,
-          moderationReason: moderation.reason,
-          phash,
-          nearDuplicateOf,
-          uploaderIp: ip,
-          webp: webp.bytes,
-        })
-        if (!row) throw new DuplicateRace()
-        await repo.insertMedia(id, webp.bytes)
-        await repo.enqueueCaptionJob(id)
-        return { row, used: after }
-      })
-    } catch (error) {
-      if (!(error instanceof DuplicateRace)) throw error
+        return { hour: used.hour + 1, day: used.day + 1, globalDay: used.globalDay + 1 }
+      },
+    )
+    if ('duplicate' in stored) {
       const winner = await uploads.findMeme(id)
-      if (!winner) throw error
+      if (!winner) throw new Error(`upload ${id} lost an insert race to a meme that is gone`)
       return answerExisting(winner, remaining(await uploads.quotaUsage(ip)))
     }
-
     lap('store')
-    if (stored.row) await afterCommit(request, id, decision === 'approved')
-    lap('notify')
     request.log.info({ memeId: id, decision, moderationScore: moderation.score, timings }, 'upload moderated')
-    if (!stored.row) throw rejectedByModeration('The upload was rejected by moderation.', moderation.score, moderation.reason)
+    if ('rejected' in stored)
+      throw rejectedByModeration('The upload was rejected by moderation.', moderation.score, moderation.reason)
     return {
       statusCode: decision === 'approved' ? 201 : 202,
       body: {
-        meme: toMeme(stored.row),
-        quota: remaining(stored.used),
+        meme: toMeme(stored.stored),
+        quota: remaining(stored.admitted),
         moderationScore: moderation.score,
         moderationReason: moderation.reason,
         message: decision === 'approved' ? APPROVED_MESSAGE : PENDING_MESSAGE,

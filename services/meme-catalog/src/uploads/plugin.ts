@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
+import { repositoryPlugin } from '../repository-plugin.ts'
 import { createUploadsRepository, type UploadsRepository } from './repository.ts'
 
 declare module 'fastify' {
@@ -9,9 +8,4 @@ declare module 'fastify' {
   }
 }
 
-export const uploadsRepositoryPlugin = fp(
-  async function uploadsRepositoryPlugin(fastify: FastifyInstance) {
-    fastify.decorate('uploadsRepository', createUploadsRepository(fastify.db))
-  },
-  { name: 'meme-uploads-repository', dependencies: ['app-database'] },
-)
+export const uploadsRepositoryPlugin = repositoryPlugin('meme-uploads-repository', 'uploadsRepository', createUploadsRepository)

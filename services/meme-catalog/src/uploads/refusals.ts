@@ -27,5 +27,3 @@ export function createRefusalMemory(capacity = REMEMBERED_REFUSALS) {
     },
   }
 }
-
-export type RefusalMemory = ReturnType<typeof createRefusalMemory>

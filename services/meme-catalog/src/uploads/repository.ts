@@ -22,25 +22,6 @@ export interface ExistingMeme {
   deleted: boolean
 }
 
-export interface NewMeme {
-  id: string
-  status: 'approved' | 'pending'
-  byteSize: number
-  width: number
-  height: number
-  originalMime: 'image/png' | 'image/jpeg'
-  originalName: string
-  moderationScore: number
-  moderationReason: string
-  phash: string
-  nearDuplicateOf: string[]
-  uploaderIp: string
-  webp: Buffer
-}
-
-const RETURNING = `id, created_at, status, byte_size, width, height, mime, original_mime, original_name, moderation_score,
-  moderation_reason, view_count, download_count, demo, caption, '{}'::text[] AS tags`
-
 // One lock for every quota check-and-insert, so concurrent uploads (any instance) cannot both take the last slot.
 const QUOTA_LOCK_KEY = 4_400_711
 
@@ -120,48 +101,6 @@ export function createUploadsRepository(db: Queryable) {
         [phash, maxDistance, limit],
       )
       return rows.map((r) => r.id)
-    },
-
-    /** Inserts the meme unless the id exists (a concurrent identical upload); null then. */
-    async insertMeme(meme: NewMeme): Promise<MemeRow | null> {
-      const { rows } = await db.query<MemeRow>(
-        `INSERT INTO memes (id, status, byte_size, width, height, original_mime, original_name, moderation_score,
-           moderation_reason, phash, near_duplicate_of, uploader_ip)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], $12)
-         ON CONFLICT (id) DO NOTHING
-         RETURNING ${RETURNING}`,
-        [
-          meme.id,
-          meme.status,
-          meme.byteSize,
-          meme.width,
-          meme.height,
-          meme.originalMime,
-          meme.originalName,
-          meme.moderationScore,
-          meme.moderationReason,
-          meme.phash,
-          meme.nearDuplicateOf,
-          meme.uploaderIp,
-        ],
-      )
-      return rows[0] ?? null
-    },
-
-    async insertMedia(memeId: string, webp: Buffer): Promise<void> {
-      await db.query('INSERT INTO meme_media (meme_id, bytes) VALUES ($1, $2)', [memeId, webp])
-    },
-
-    async enqueueCaptionJob(memeId: string): Promise<void> {
-      await db.query('INSERT INTO caption_jobs (meme_id) VALUES ($1)', [memeId])
-    },
-
-    async rememberRejected(sha256: string, moderationScore: number, moderationReason: string): Promise<void> {
-      await db.query(
-        `INSERT INTO rejected_hashes (sha256, moderation_score, moderation_reason) VALUES ($1, $2, $3)
-         ON CONFLICT (sha256) DO NOTHING`,
-        [sha256, moderationScore, moderationReason],
-      )
     },
   }
 }

@@ -82,5 +82,5 @@ const uploads: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, {
 export const uploadRoutes = fp(uploads, {
   name: 'meme-uploads',
   encapsulate: true,
-  dependencies: ['app-database', 'app-rate-limit', 'app-moderation', 'meme-read-model', 'meme-shared-schemas'],
+  dependencies: ['app-database', 'app-rate-limit', 'app-moderation', 'meme-use-cases', 'meme-shared-schemas'],
 })

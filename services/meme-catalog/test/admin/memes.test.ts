@@ -11,22 +11,21 @@ async function setup(t: Parameters<typeof build>[0]) {
   const app = await build(t, { env: { ADMIN_TOKEN: TOKEN, CAPTIONER: 'none', CAPTION_CONCURRENCY: '0' } })
   const base = Date.parse('2026-01-01T00:00:00Z')
   const at = (minutes: number) => new Date(base + minutes * 60_000)
-  const approved = await insertMeme(app.db, await plainImage(10), {
+  const approved = await insertMeme(app, await plainImage(10), {
     status: 'approved',
     caption: 'Lazy sunday brunch',
     tags: ['food'],
     createdAt: at(1),
   })
-  const pending = await insertMeme(app.db, await plainImage(11), {
+  const pending = await insertMeme(app, await plainImage(11), {
     status: 'pending',
     caption: 'Suspicious penguin',
     phash: '0f0f0f0f0f0f0f0f',
     nearDuplicateOf: [approved],
     createdAt: at(2),
   })
-  const rejected = await insertMeme(app.db, await plainImage(12), { status: 'rejected', createdAt: at(3) })
-  const pending2 = await insertMeme(app.db, await plainImage(13), { status: 'pending', createdAt: at(4) })
-  await app.readModel.catalogChanged()
+  const rejected = await insertMeme(app, await plainImage(12), { status: 'rejected', createdAt: at(3) })
+  const pending2 = await insertMeme(app, await plainImage(13), { status: 'pending', createdAt: at(4) })
   return { app, approved, pending, rejected, pending2 }
 }
 

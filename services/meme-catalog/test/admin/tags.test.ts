@@ -25,9 +25,8 @@ test('tag names are normalized and validated', async (t) => {
 
 test('the tag catalog: list with counts, create (409 on duplicates), delete (removed from memes, reindexed)', async (t) => {
   const app = await build(t, { env: { ADMIN_TOKEN: TOKEN, CAPTIONER: 'none' } })
-  const a = await insertMeme(app.db, await plainImage(20), { caption: 'first cat', tags: ['cats', 'funny'] })
-  const b = await insertMeme(app.db, await plainImage(21), { caption: 'second cat', tags: ['cats'] })
-  await app.readModel.catalogChanged()
+  const a = await insertMeme(app, await plainImage(20), { caption: 'first cat', tags: ['cats', 'funny'] })
+  const b = await insertMeme(app, await plainImage(21), { caption: 'second cat', tags: ['cats'] })
 
   const listed = await app.inject({ url: '/api/admin/tags', headers: auth })
   t.equal(listed.statusCode, 200)

@@ -37,8 +37,7 @@ test('the OCR captioner reads meme text and picks catalog tags', async (t) => {
 test('an uploaded meme gets its OCR caption and becomes findable by its text', async (t) => {
   const app = await build(t, { env: { CAPTIONER: 'ocr', CAPTION_POLL_MS: '200' } })
   await addTags(app.db, 'cats', 'coffee', 'monday')
-  const id = await insertMeme(app.db, await renderMeme('NEED MORE COFFEE', 'MONDAY AGAIN'), { job: true })
-  await app.readModel.memeChanged(id)
+  const id = await insertMeme(app, await renderMeme('NEED MORE COFFEE', 'MONDAY AGAIN'), { job: true })
   await app.captionJobs.notify(id)
   const [job] = await eventually(
     async () => {

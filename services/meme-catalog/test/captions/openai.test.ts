@@ -36,7 +36,7 @@ async function captionOf(app: Awaited<ReturnType<typeof build>>, id: string) {
 }
 
 async function queueJob(app: Awaited<ReturnType<typeof build>>, image: Buffer) {
-  const id = await insertMeme(app.db, image, { job: true })
+  const id = await insertMeme(app, image, { job: true })
   await app.captionJobs.notify(id)
   return id
 }

@@ -49,7 +49,7 @@ async function sharedDatabase(t: { teardown(fn: () => unknown): void }) {
 test('concurrent claims never hand out one job twice', async (t) => {
   const app = await build(t, { env: { CAPTIONER: 'none', CAPTION_CONCURRENCY: '0' } })
   const ids: string[] = []
-  for (let i = 0; i < 12; i++) ids.push(await insertMeme(app.db, await plainImage(100 + i), { job: true }))
+  for (let i = 0; i < 12; i++) ids.push(await insertMeme(app, await plainImage(100 + i), { job: true }))
   const queue = createCaptionJobsRepository(app.db)
   const claimed = (await Promise.all(Array.from({ length: 30 }, () => queue.claim(60)))).filter((j) => j !== null)
   t.equal(claimed.length, 12, 'every job claimed once')
@@ -71,7 +71,7 @@ test('two app instances on one database never run one job twice', async (t) => {
   const app1 = await build(t, { env })
   const app2 = await build(t, { env, shareWith: app1 })
   const ids: string[] = []
-  for (let i = 0; i < 16; i++) ids.push(await insertMeme(app1.db, await plainImage(200 + i), { job: true }))
+  for (let i = 0; i < 16; i++) ids.push(await insertMeme(app1, await plainImage(200 + i), { job: true }))
   await app1.db.notify('caption_jobs', 'batch')
   await eventually(async () => {
     const { rows } = await app1.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM caption_jobs WHERE state = 'done'`)
@@ -102,7 +102,7 @@ test('failures are retried with exponential backoff up to CAPTION_MAX_ATTEMPTS',
       CAPTION_POLL_MS: '50',
     },
   })
-  const id = await insertMeme(app.db, await plainImage(300), { job: true })
+  const id = await insertMeme(app, await plainImage(300), { job: true })
   await app.captionJobs.notify(id)
   const [job] = await settled(app, id)
   t.match(job, { state: 'failed', attempts: 4, last_error: 'captioner answered HTTP 500' })
@@ -119,7 +119,7 @@ test('a job running when the app shuts down is completed after a restart', async
   const { db, apps } = await sharedDatabase(t)
   const hanging = await startChatServer(t, () => ({ hang: true }))
   const app1 = await build({ teardown: apps.teardown }, { db, env: { ...fast, CAPTIONER: 'openai', CAPTIONER_URL: hanging.url } })
-  const id = await insertMeme(db, await plainImage(400), { job: true })
+  const id = await insertMeme(app1, await plainImage(400), { job: true })
   await app1.captionJobs.notify(id)
   await eventually(async () => hanging.requests.length === 1)
   t.match(await jobsOf(db, id), [{ state: 'running', attempts: 1 }], 'claimed and running')
@@ -136,9 +136,9 @@ test('a job running when the app shuts down is completed after a restart', async
 test('leases of dead workers expire and their jobs are reclaimed; live leases are left alone', async (t) => {
   const server = await startChatServer(t, () => ({ content: '{"caption":"reclaimed","tags":[]}' }))
   const app = await build(t, { env: { ...fast, CAPTIONER: 'openai', CAPTIONER_URL: server.url, CAPTION_MAX_ATTEMPTS: '3' } })
-  const crashed = await insertMeme(app.db, await plainImage(500))
-  const exhausted = await insertMeme(app.db, await plainImage(501))
-  const alive = await insertMeme(app.db, await plainImage(502))
+  const crashed = await insertMeme(app, await plainImage(500))
+  const exhausted = await insertMeme(app, await plainImage(501))
+  const alive = await insertMeme(app, await plainImage(502))
   // As a worker that died mid-job leaves them: running, lease in the past (or still valid).
   await app.db.query(
     `INSERT INTO caption_jobs (meme_id, state, attempts, locked_until) VALUES
@@ -165,7 +165,7 @@ test('an admin edit made while a job runs wins; recaption then replaces it', asy
   }
   const server = await startChatServer(t, handler)
   const app = await build(t, { env: { ...fast, CAPTIONER: 'openai', CAPTIONER_URL: server.url, ADMIN_TOKEN: TOKEN } })
-  const id = await insertMeme(app.db, await plainImage(600), { job: true })
+  const id = await insertMeme(app, await plainImage(600), { job: true })
   await app.captionJobs.notify(id)
   await eventually(async () => open !== undefined)
   const edit = await app.inject({
@@ -191,7 +191,7 @@ test('an admin edit made while a job runs wins; recaption then replaces it', asy
 
 test('CAPTIONER=none completes jobs without touching the meme', async (t) => {
   const app = await build(t, { env: { ...fast, CAPTIONER: 'none' } })
-  const id = await insertMeme(app.db, await plainImage(700), { job: true, caption: '' })
+  const id = await insertMeme(app, await plainImage(700), { job: true, caption: '' })
   await app.captionJobs.notify(id)
   t.match(await settled(app, id), [{ state: 'done', attempts: 1, last_error: /produces no captions/ }])
   t.equal(await captionOf(app, id), '')

@@ -48,8 +48,8 @@ test('an empty catalog gets the demo memes: drawn images, captions, tags, search
 test('seeding is skipped when the catalog has memes, and runs once', async (t) => {
   const app = await build(t)
   t.equal(await app.demo.seeded, 0, 'off by default in tests')
-  t.equal(await seedDemoMemes(app.db), DEMO_MEMES.length)
-  t.equal(await seedDemoMemes(app.db), 0, 'not twice')
+  t.equal(await seedDemoMemes(app.db, app.memeUseCases), DEMO_MEMES.length)
+  t.equal(await seedDemoMemes(app.db, app.memeUseCases), 0, 'not twice')
   const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM memes')
   t.equal(rows[0].n, DEMO_MEMES.length)
 })

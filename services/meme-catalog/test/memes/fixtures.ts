@@ -22,34 +22,30 @@ export async function webpBytes(): Promise<Buffer> {
   return tinyWebp
 }
 
-/**
- * Stores a meme as the upload pipeline would (row, media and tags in one transaction; tags are
- * added to the catalog), then tells the read side. Returns its id.
- */
+/** Stores a meme through the write side (row, media and tags; tags join the catalog). Returns its id. */
 export async function addMeme(app: FastifyInstance, fixture: MemeFixture = {}): Promise<string> {
   const id = createHash('sha256').update(randomBytes(16)).digest('hex')
   const bytes = await webpBytes()
-  const tags = fixture.tags ?? []
-  await app.db.transaction(async (tx) => {
-    for (const tag of tags) await tx.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT DO NOTHING', [tag])
-    await tx.query(
-      `INSERT INTO memes (id, created_at, status, deleted_at, byte_size, width, height, original_mime, original_name,
-         moderation_score, moderation_reason, caption)
-       VALUES ($1, now() - make_interval(mins => $2), $3, CASE WHEN $4 THEN now() END, $5, 8, 6, 'image/png', $6, 3, 'fixture', $7)`,
-      [
-        id,
-        fixture.ageMinutes ?? 0,
-        fixture.status ?? 'approved',
-        fixture.deleted ?? false,
-        bytes.length,
-        fixture.originalName ?? 'fixture.png',
-        fixture.caption ?? '',
-      ],
-    )
-    await tx.query('INSERT INTO meme_media (meme_id, bytes) VALUES ($1, $2)', [id, bytes])
-    for (const tag of tags) await tx.query('INSERT INTO meme_tags (meme_id, tag) VALUES ($1, $2)', [id, tag])
-  })
-  await app.readModel.memeChanged(id)
+  // Without an age the database clock stamps it, like an upload.
+  const createdAt = fixture.ageMinutes === undefined ? undefined : new Date(Date.now() - fixture.ageMinutes * 60_000)
+  await app.memeUseCases.insert([
+    {
+      id,
+      status: fixture.status ?? 'approved',
+      createdAt,
+      deletedAt: fixture.deleted ? new Date() : null,
+      byteSize: bytes.length,
+      width: 8,
+      height: 6,
+      originalMime: 'image/png',
+      originalName: fixture.originalName ?? 'fixture.png',
+      moderationScore: 3,
+      moderationReason: 'fixture',
+      caption: fixture.caption ?? '',
+      webp: bytes,
+      tags: fixture.tags ?? [],
+    },
+  ])
   return id
 }
 

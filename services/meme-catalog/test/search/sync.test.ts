@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import { createMemeUseCases } from '../../src/memes/use-cases.ts'
 import { build } from '../helper.ts'
 import { addMeme, eventually, ready } from '../memes/fixtures.ts'
 
@@ -16,16 +17,14 @@ test('a change made through one instance reaches the other within a second', asy
   const took = await eventually(async () => (await ids(app2, 'q=flamingo')).length === 1, 1000)
   t.ok(took < 1000, `the other instance within a second (${took} ms)`)
 
-  // Caption edited (as the admin or the captioner would): the old word no longer finds it.
-  await app1.db.query("UPDATE memes SET caption = 'pelican on a skateboard' WHERE id = $1", [id])
-  await app1.readModel.memeChanged(id)
+  // Caption edited through the write side: the old word no longer finds it.
+  t.equal(await app1.memeUseCases.edit('test', id, { caption: 'pelican on a skateboard' }), 'edited')
   await eventually(async () => (await ids(app2, 'q=pelican')).length === 1, 1000)
   t.same(await ids(app2, 'q=flamingo'), [], 'old caption gone from the other index')
   t.equal((await app2.inject(`/api/memes/${id}`)).json().meme.caption, 'pelican on a skateboard')
 
-  // Moved back to review: gone everywhere.
-  await app2.db.query("UPDATE memes SET status = 'pending' WHERE id = $1", [id])
-  await app2.readModel.memeChanged(id)
+  // Rejected through the other instance: gone everywhere.
+  t.equal(await app2.memeUseCases.setStatus('test', id, 'rejected'), 'approved')
   t.equal((await app2.inject(`/api/memes/${id}`)).statusCode, 404)
   await eventually(async () => (await app1.inject(`/api/memes/${id}`)).statusCode === 404, 1000)
   t.same(await ids(app1, 'q=pelican'), [])
@@ -80,13 +79,22 @@ test('a lost notification connection is followed by a full resync', {
     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()",
   )
   t.ok(killed.rowCount >= 1, 'the LISTEN connection was cut')
-  // Written behind the instance's back (no notification): only a resync can find it.
-  const silent = 'd'.repeat(64)
-  await app.db.query(
-    `INSERT INTO memes (id, status, byte_size, width, height, original_mime, original_name, moderation_score, moderation_reason, caption)
-     VALUES ($1, 'approved', 1, 1, 1, 'image/png', 'x.png', 0, 'test', 'resynced walrus')`,
-    [silent],
-  )
+  // Written behind the instance's back (a writer that tells no read model): only a resync can find it.
+  const unnoticed = createMemeUseCases(app.db, { memeChanged: async () => {}, catalogChanged: async () => {} }, app.log)
+  await unnoticed.insert([
+    {
+      id: 'd'.repeat(64),
+      status: 'approved',
+      byteSize: 1,
+      width: 1,
+      height: 1,
+      originalMime: 'image/png',
+      originalName: 'x.png',
+      moderationScore: 0,
+      moderationReason: 'test',
+      caption: 'resynced walrus',
+    },
+  ])
   await eventually(async () => (await ids(app, 'q=walrus')).length === 1, 5000)
   t.pass('found after the reconnect')
 })

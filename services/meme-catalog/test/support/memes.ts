@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Queryable } from '@app/common'
+import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'
 
 const escapeXml = (text: string) =>
@@ -43,33 +44,30 @@ export interface InsertMemeOptions {
   job?: boolean
 }
 
-/** Stores a meme as the upload pipeline would (row, media, tags, optional job); returns its id. */
-export async function insertMeme(db: Queryable, image: Buffer, options: InsertMemeOptions = {}): Promise<string> {
+/** Stores a meme through the write side (row, media, tags, optional job); returns its id. */
+export async function insertMeme(app: FastifyInstance, image: Buffer, options: InsertMemeOptions = {}): Promise<string> {
   const id = createHash('sha256').update(image).digest('hex')
   const meta = await sharp(image).metadata()
-  await db.query(
-    `INSERT INTO memes (id, status, byte_size, width, height, original_mime, original_name, moderation_score,
-       moderation_reason, caption, phash, near_duplicate_of, created_at)
-     VALUES ($1, $2, $3, $4, $5, 'image/png', $6, 3, 'Neutral 97%', $7, $8, $9::text[], coalesce($10::timestamptz, now()))`,
-    [
+  await app.memeUseCases.insert([
+    {
       id,
-      options.status ?? 'approved',
-      image.byteLength,
-      meta.width,
-      meta.height,
-      options.name ?? `${id.slice(0, 8)}.png`,
-      options.caption ?? '',
-      options.phash ?? null,
-      options.nearDuplicateOf ?? [],
-      options.createdAt ?? null,
-    ],
-  )
-  await db.query('INSERT INTO meme_media (meme_id, bytes) VALUES ($1, $2)', [id, image])
-  for (const tag of options.tags ?? []) {
-    await db.query('INSERT INTO tags (name) VALUES ($1) ON CONFLICT DO NOTHING', [tag])
-    await db.query('INSERT INTO meme_tags (meme_id, tag) VALUES ($1, $2)', [id, tag])
-  }
-  if (options.job) await db.query('INSERT INTO caption_jobs (meme_id) VALUES ($1)', [id])
+      status: options.status ?? 'approved',
+      createdAt: options.createdAt,
+      byteSize: image.byteLength,
+      width: meta.width,
+      height: meta.height,
+      originalMime: 'image/png',
+      originalName: options.name ?? `${id.slice(0, 8)}.png`,
+      moderationScore: 3,
+      moderationReason: 'Neutral 97%',
+      caption: options.caption ?? '',
+      phash: options.phash ?? null,
+      nearDuplicateOf: options.nearDuplicateOf ?? [],
+      webp: image,
+      tags: options.tags ?? [],
+      captionJob: options.job ?? false,
+    },
+  ])
   return id
 }
 
