@@ -40,7 +40,7 @@ try {
   // 1. Summary latency.
   const sim = await startNodeSimulator({ latencyMs: 20 })
   teardowns.push(() => sim.close())
-  await app.nodeSettings.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: sim.password })
+  await app.settingsCache.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: sim.password })
   const summary = () => app.inject({ method: 'GET', url: '/api/dashboard/summary', headers: { cookie } })
   const oneCall = () => app.rpc.call('getblockchaininfo')
   for (let i = 0; i < 5; i++) await Promise.all([summary(), oneCall()])

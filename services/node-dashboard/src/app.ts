@@ -2,8 +2,9 @@ import path from 'node:path'
 import { type AnswerPolicy, basePlugin, createFastify, type Database, healthRoutes, type LogOverrides } from '@app/common'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { actionsPlugin } from './actions/plugin.ts'
 import { actionRoutes } from './actions/routes.ts'
-import { auditPlugin } from './audit/repository.ts'
+import { auditPlugin } from './audit/plugin.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { authRoutes } from './auth/routes.ts'
 import { loadSessionSecret } from './auth/secret.ts'
@@ -11,7 +12,9 @@ import type { Config } from './config.ts'
 import { dashboardPlugin } from './dashboard/plugin.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { explorerRoutes } from './explorer/routes.ts'
+import { historyPlugin } from './history/plugin.ts'
 import { historyRoutes } from './history/routes.ts'
+import { leasesPlugin } from './leases/plugin.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
 import { DatabaseUnavailableBody } from './schemas.ts'
@@ -78,10 +81,13 @@ async function nodeDashboard(fastify: FastifyInstance, { config, db }: AppOption
   const secret = await loadSessionSecret(config.SESSION_SECRET, config.DATA_DIR)
   // Shared services first (their onRoute hooks must see every route): auth, settings, rpc, audit.
   await fastify.register(openapiPlugin)
+  await fastify.register(leasesPlugin)
   await fastify.register(authPlugin, { config, secret })
   await fastify.register(settingsPlugin, { secret })
   await fastify.register(rpcPlugin, { timeoutMs: config.RPC_TIMEOUT_MS })
   await fastify.register(auditPlugin)
+  await fastify.register(actionsPlugin)
+  await fastify.register(historyPlugin)
   await fastify.register(dashboardPlugin, { config })
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes, { config })

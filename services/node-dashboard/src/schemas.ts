@@ -8,3 +8,8 @@ export const DatabaseUnavailableBody = Type.Object(
   { detail: Type.String() },
   { description: 'The database is unreachable; retry after the Retry-After header (seconds).' },
 )
+
+/** The documented error answers of a route: each status with the error body. */
+export function errorResponse<Status extends number>(...statuses: Status[]): Record<Status, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<Status, typeof ErrorBody>
+}

@@ -34,7 +34,7 @@ export interface ActionRow {
 
 const clip = (text: string) => text.slice(0, 1000)
 
-export function actionsRepository(db: Queryable) {
+export function createActionsRepository(db: Queryable) {
   return {
     async begin(action: ActionName, username: string | null, leaseMs: number): Promise<RunningAction | null> {
       // A lock whose lease ran out belongs to an instance that died mid-action.
@@ -98,4 +98,4 @@ export function actionsRepository(db: Queryable) {
   }
 }
 
-export type ActionsRepository = ReturnType<typeof actionsRepository>
+export type ActionsRepository = ReturnType<typeof createActionsRepository>

@@ -2,16 +2,10 @@ import { HttpError } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sessionUser } from '../auth/plugin.ts'
 import type { Config } from '../config.ts'
-import { ErrorBody } from '../schemas.ts'
-import { type ActionName, type ActionsRepository, actionsRepository } from './repository.ts'
+import { errorResponse } from '../schemas.ts'
+import type { ActionName } from './repository.ts'
 import { ActionFailure, ActionResult } from './schemas.ts'
 import { type ActionDeps, ActionError, type ActionSteps, restartAction, startAction, stopAction } from './service.ts'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    nodeActions: ActionsRepository
-  }
-}
 
 const ACTIONS: Record<ActionName, { run: (deps: ActionDeps) => Promise<ActionSteps>; summary: string; description: string }> = {
   stop: {
@@ -42,9 +36,8 @@ function outcomeText(action: ActionName, steps: ActionSteps): string {
 }
 
 export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
-  fastify.decorate('nodeActions', actionsRepository(fastify.db))
   const deps: ActionDeps = {
-    settings: fastify.nodeSettings,
+    settings: fastify.settingsCache,
     rpc: fastify.rpc,
     sshTimeoutMs: config.SSH_TIMEOUT_MS,
     restartWaitMs: config.RESTART_START_WAIT_MS,
@@ -61,7 +54,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
           summary,
           description,
           tags: ['actions'],
-          response: { 200: ActionResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 502: ActionFailure },
+          response: { 200: ActionResult, ...errorResponse(400, 401, 403, 409), 502: ActionFailure },
         },
       },
       async (request) => {

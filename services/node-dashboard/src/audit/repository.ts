@@ -4,8 +4,6 @@
  * Record who, what and the outcome only: never params, commands with secrets, or passwords.
  */
 import type { Queryable } from '@app/common'
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
 
 export interface AuditEntry {
   username: string | null
@@ -22,7 +20,7 @@ export interface AuditRow extends AuditEntry {
   created_at: string
 }
 
-export function auditRepository(db: Queryable) {
+export function createAuditRepository(db: Queryable) {
   return {
     async record(entry: AuditEntry): Promise<void> {
       await db.query('INSERT INTO audit_log (username, kind, name, ok, outcome) VALUES ($1, $2, $3, $4, $5)', [
@@ -43,17 +41,4 @@ export function auditRepository(db: Queryable) {
   }
 }
 
-export type AuditRepository = ReturnType<typeof auditRepository>
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    audit: AuditRepository
-  }
-}
-
-export const auditPlugin = fp(
-  async function auditPlugin(fastify: FastifyInstance) {
-    fastify.decorate('audit', auditRepository(fastify.db))
-  },
-  { name: 'dashboard-audit', dependencies: ['app-database'] },
-)
+export type AuditRepository = ReturnType<typeof createAuditRepository>

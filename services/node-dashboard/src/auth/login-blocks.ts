@@ -8,7 +8,7 @@ const blockKey = (ip: string) =>
   ip.length <= MAX_PLAIN_KEY ? ip : `sha256:${createHash('sha256').update(ip).digest('base64url')}`
 
 /** IPs that spent their failed-login budget, kept in the database so every instance refuses them. */
-export function loginBlocks(db: Queryable) {
+export function createLoginBlockRepository(db: Queryable) {
   return {
     /** Seconds until the IP may try again, or 0 when it is not blocked. */
     async secondsLeft(ip: string): Promise<number> {
@@ -28,3 +28,5 @@ export function loginBlocks(db: Queryable) {
     },
   }
 }
+
+export type LoginBlockRepository = ReturnType<typeof createLoginBlockRepository>

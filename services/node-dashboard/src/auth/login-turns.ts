@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type Queryable, tooManyRequests } from '@app/common'
+import { tooManyRequests } from '@app/common'
+import type { LeaseRepository } from '../leases/repository.ts'
 
 // Far longer than one login (one scrypt and a few queries); a lease left by a crashed instance frees itself then.
 const LEASE_SECONDS = 30
@@ -18,34 +19,23 @@ const busy = () => tooManyRequests('Another login from this address is in progre
  * the check before any failure is counted. On one instance they queue in memory; across instances
  * a lease row in the shared database makes them take turns.
  */
-export function loginTurns(db: Queryable, log: { warn: (obj: unknown, msg?: string) => void }) {
+export function loginTurns(leases: LeaseRepository, log: { warn: (obj: unknown, msg?: string) => void }) {
   const queues = new Map<string, { tail: Promise<void>; size: number }>()
-
-  async function takeLease(name: string, holder: string): Promise<boolean> {
-    const { rows } = await db.query<{ holder: string }>(
-      `INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
-       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE leases.expires_at < now()
-       RETURNING holder`,
-      [name, holder, LEASE_SECONDS],
-    )
-    return rows[0]?.holder === holder
-  }
 
   async function withLease<T>(ip: string, fn: () => Promise<T>): Promise<T> {
     // Hashed: the address comes from the client (X-Forwarded-For) and may be long.
     const name = `login:${createHash('sha256').update(ip).digest('base64url')}`
     const holder = randomUUID()
     const deadline = Date.now() + LEASE_WAIT_MS
-    while (!(await takeLease(name, holder))) {
+    while (!(await leases.take(name, holder, LEASE_SECONDS))) {
       if (Date.now() + LEASE_POLL_MS > deadline) throw busy()
       await sleep(LEASE_POLL_MS)
     }
     try {
       return await fn()
     } finally {
-      await db
-        .query('DELETE FROM leases WHERE name = $1 AND holder = $2', [name, holder])
+      await leases
+        .release(name, holder)
         .catch((error) => log.warn({ err: error }, 'login lease release failed; it expires by itself'))
     }
   }

@@ -13,7 +13,8 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import { type Credentials, loadCredentials } from './credentials.ts'
 import { checkSameOrigin } from './csrf.ts'
-import { pgSessionStore, pruneSessions } from './session-store.ts'
+import { createLoginBlockRepository, type LoginBlockRepository } from './login-blocks.ts'
+import { createSessionRepository } from './session-store.ts'
 
 export const SESSION_COOKIE = 'dashboard_session'
 export const SESSION_MAX_AGE_SECONDS = 8 * 3600
@@ -21,6 +22,8 @@ export const SESSION_MAX_AGE_SECONDS = 8 * 3600
 declare module 'fastify' {
   interface FastifyInstance {
     credentials: Credentials
+    /** IPs that spent their failed-login budget (see login-blocks.ts). */
+    loginBlocks: LoginBlockRepository
     requireAuth: onRequestHookHandler
   }
   interface FastifyContextConfig {
@@ -48,12 +51,14 @@ export const authPlugin = fp(
       log: { warn: (msg) => fastify.log.warn(msg) },
     })
     fastify.decorate('credentials', credentials)
+    fastify.decorate('loginBlocks', createLoginBlockRepository(fastify.db))
+    const sessions = createSessionRepository(fastify.db)
 
     await fastify.register(fastifyCookie)
     await fastify.register(fastifySession, {
       secret,
       cookieName: SESSION_COOKIE,
-      store: pgSessionStore(fastify.db),
+      store: sessions.store,
       // A session exists only after login, and its cookie expires 8 hours after it was issued.
       saveUninitialized: false,
       rolling: false,
@@ -95,7 +100,7 @@ export const authPlugin = fp(
     })
 
     const prune = setInterval(() => {
-      pruneSessions(fastify.db).catch((error) => fastify.log.warn({ err: error }, 'session prune failed'))
+      sessions.prune().catch((error) => fastify.log.warn({ err: error }, 'session prune failed'))
     }, 3600_000)
     prune.unref()
     fastify.addHook('onClose', async () => clearInterval(prune))

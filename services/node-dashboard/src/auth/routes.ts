@@ -1,15 +1,14 @@
 import { tooManyRequests, unauthorized } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.ts'
-import { ErrorBody } from '../schemas.ts'
-import { loginBlocks } from './login-blocks.ts'
+import { errorResponse } from '../schemas.ts'
 import { loginTurns } from './login-turns.ts'
 import { SESSION_COOKIE, sessionUser } from './plugin.ts'
 import { AuthState, LoginBody, LoginResult } from './schemas.ts'
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
-  const blocks = loginBlocks(fastify.db)
-  const turns = loginTurns(fastify.db, fastify.log)
+  const blocks = fastify.loginBlocks
+  const turns = loginTurns(fastify.leases, fastify.log)
   const failureRule = {
     bucket: 'login-failures',
     max: config.LOGIN_MAX_FAILURES,
@@ -23,7 +22,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         summary: 'Log in and start a session',
         tags: ['auth'],
         body: LoginBody,
-        response: { 200: LoginResult, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+        response: { 200: LoginResult, ...errorResponse(401, 403, 422, 429) },
       },
     },
     async (request) => {
@@ -59,7 +58,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
       schema: {
         summary: 'Log out and destroy the session',
         tags: ['auth'],
-        response: { 200: AuthState, 401: ErrorBody, 403: ErrorBody },
+        response: { 200: AuthState, ...errorResponse(401, 403) },
       },
     },
     async (request, reply) => {

@@ -8,9 +8,10 @@ type SessionData = Record<string, unknown> & { cookie?: { expires?: string | Dat
 // Sessions without an expiry (never issued by this app) still get one so rows cannot live forever.
 const FALLBACK_TTL_MS = 8 * 3600 * 1000
 
-/** @fastify/session store over PostgreSQL: sessions survive restarts and are shared by instances. */
-export function pgSessionStore(db: Queryable): SessionStore {
-  return {
+/** Login sessions in PostgreSQL: they survive restarts and are shared by instances. */
+export function createSessionRepository(db: Queryable) {
+  /** The @fastify/session store. */
+  const store: SessionStore = {
     set(sid: string, session: Session, callback: Callback) {
       const data = JSON.parse(JSON.stringify(session)) as SessionData
       const expires = data.cookie?.expires ? new Date(data.cookie.expires) : new Date(Date.now() + FALLBACK_TTL_MS)
@@ -33,10 +34,12 @@ export function pgSessionStore(db: Queryable): SessionStore {
       db.query('DELETE FROM sessions WHERE sid = $1', [sid]).then(() => callback(), callback)
     },
   }
-}
-
-/** Deletes expired sessions; returns how many. */
-export async function pruneSessions(db: Queryable): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM sessions WHERE expires_at <= now()')
-  return rowCount
+  return {
+    store,
+    /** Deletes expired sessions; returns how many. */
+    async prune(): Promise<number> {
+      const { rowCount } = await db.query('DELETE FROM sessions WHERE expires_at <= now()')
+      return rowCount
+    },
+  }
 }

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
-import { metricsRepository } from '../history/repository.ts'
 import { createSampler, type Sampler } from './sampler.ts'
 import { type Summary, sharedSummary } from './summary.ts'
 
@@ -16,12 +15,12 @@ declare module 'fastify' {
 /** Decorates the shared summary and starts the metrics sampler (stopped on close). */
 export const dashboardPlugin = fp(
   async function dashboardPlugin(fastify: FastifyInstance, { config }: { config: Config }) {
-    const summary = sharedSummary(fastify.rpc, () => fastify.nodeSettings.get())
+    const summary = sharedSummary(fastify.rpc, () => fastify.settingsCache.get())
     fastify.decorate('nodeSummary', summary)
     const sampler = createSampler({
-      db: fastify.db,
-      metrics: metricsRepository(fastify.db),
-      settings: () => fastify.nodeSettings.get(),
+      leases: fastify.leases,
+      metrics: fastify.metrics,
+      settings: () => fastify.settingsCache.get(),
       summary,
       intervalSeconds: config.METRICS_SAMPLE_SECONDS,
       retentionDays: config.HISTORY_RETENTION_DAYS,
@@ -31,5 +30,5 @@ export const dashboardPlugin = fp(
     fastify.addHook('onReady', async () => sampler.start())
     fastify.addHook('onClose', async () => sampler.stop())
   },
-  { name: 'dashboard-summary', dependencies: ['dashboard-rpc'] },
+  { name: 'dashboard-summary', dependencies: ['dashboard-rpc', 'dashboard-history', 'dashboard-leases'] },
 )

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorBody } from '../schemas.ts'
+import { errorResponse } from '../schemas.ts'
 import { SummaryResponse } from './schemas.ts'
 
 export const dashboardRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -13,7 +13,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           'One round of concurrent RPC calls, shared by concurrent requests. 400 without rpc_url; 502 when the node fails ' +
           'or answers a method with an unexpected shape (the detail names the method).',
         tags: ['dashboard'],
-        response: { 200: SummaryResponse, 400: ErrorBody, 401: ErrorBody, 502: ErrorBody },
+        response: { 200: SummaryResponse, ...errorResponse(400, 401, 502) },
       },
     },
     async () => fastify.nodeSummary(),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { Queryable } from '@app/common'
 import type { MetricsRepository } from '../history/repository.ts'
+import type { LeaseRepository } from '../leases/repository.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import type { NodeSettings } from '../settings/repository.ts'
 import { metricsFromSummary } from './metrics.ts'
@@ -9,7 +9,7 @@ import type { Summary } from './summary.ts'
 const LEASE = 'metrics-sampler'
 
 export interface SamplerOptions {
-  db: Queryable
+  leases: LeaseRepository
   metrics: MetricsRepository
   settings: () => Promise<NodeSettings>
   summary: () => Promise<Summary>
@@ -30,21 +30,10 @@ export function createSampler(options: SamplerOptions) {
   let timer: NodeJS.Timeout | null = null
   let running: Promise<unknown> = Promise.resolve()
 
-  async function holdLease(): Promise<boolean> {
-    const { rows } = await options.db.query<{ holder: string }>(
-      `INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))
-       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE leases.holder = EXCLUDED.holder OR leases.expires_at < now()
-       RETURNING holder`,
-      [LEASE, holder, leaseSeconds],
-    )
-    return rows[0]?.holder === holder
-  }
-
   async function sampleOnce(): Promise<SampleOutcome> {
     const settings = await options.settings()
     if (!settings.rpc_url) return 'incomplete-settings'
-    if (!(await holdLease())) return 'not-leader'
+    if (!(await options.leases.take(LEASE, holder, leaseSeconds))) return 'not-leader'
     try {
       const summary = await options.summary()
       await options.metrics.insert(new Date(summary.updated_at), metricsFromSummary(summary))
@@ -80,7 +69,7 @@ export function createSampler(options: SamplerOptions) {
       timer = null
       if (t) clearTimeout(t)
       await running
-      await options.db.query('DELETE FROM leases WHERE name = $1 AND holder = $2', [LEASE, holder]).catch(() => {})
+      await options.leases.release(LEASE, holder).catch(() => {})
     },
   }
 }

@@ -4,7 +4,7 @@ import { sessionUser } from '../auth/plugin.ts'
 import type { Config } from '../config.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import { checkedReply } from '../rpc/replies.ts'
-import { ErrorBody } from '../schemas.ts'
+import { errorResponse } from '../schemas.ts'
 import { HELP_REPLY_BYTES, parseHelpListing } from './help-parser.ts'
 import { CommandsResponse, HelpParams, HelpResponse, RpcCallBody, RpcCallResponse } from './schemas.ts'
 
@@ -25,7 +25,7 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
           'Methods in RPC_METHOD_DENYLIST answer 403. Every call is audited (user, method, time, outcome; never params).',
         tags: ['rpc'],
         body: RpcCallBody,
-        response: { 200: RpcCallResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 502: ErrorBody },
+        response: { 200: RpcCallResponse, ...errorResponse(400, 401, 403, 422, 502) },
       },
     },
     async (request) => {
@@ -35,7 +35,7 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         await fastify.audit.record({ username, kind: 'rpc', name: method, ok: false, outcome: 'denied by RPC_METHOD_DENYLIST' })
         throw forbidden(`RPC method '${method}' is refused by this dashboard (RPC_METHOD_DENYLIST).`)
       }
-      const settings = await fastify.nodeSettings.get()
+      const settings = await fastify.settingsCache.get()
       const endpoint = wallet ?? settings.rpc_wallet
       const started = performance.now()
       try {
@@ -60,7 +60,7 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         summary: "The node's `help` listing parsed into categories and methods with their argument synopsis",
         description: '502 when the node fails, or answers `help` with something other than text or with more than 256 KB.',
         tags: ['rpc'],
-        response: { 200: CommandsResponse, 400: ErrorBody, 401: ErrorBody, 502: ErrorBody },
+        response: { 200: CommandsResponse, ...errorResponse(400, 401, 502) },
       },
     },
     async () => {
@@ -81,7 +81,7 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
           'fails, or answers `help` with something other than text or with more than 256 KB.',
         tags: ['rpc'],
         params: HelpParams,
-        response: { 200: HelpResponse, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
+        response: { 200: HelpResponse, ...errorResponse(400, 401, 404, 422, 502) },
       },
     },
     async (request) => {

@@ -67,7 +67,7 @@ export function joinPoints(points: string[], order: number[], slots: number[], m
   return `[${parts.join(',')}]`
 }
 
-export function metricsRepository(db: Queryable) {
+export function createMetricsRepository(db: Queryable) {
   return {
     async insert(at: Date, sample: MetricSample): Promise<void> {
       await db.query(insertSql, [at.toISOString(), ...METRIC_NAMES.map((name) => sample[name])])
@@ -164,4 +164,4 @@ export function metricsRepository(db: Queryable) {
   }
 }
 
-export type MetricsRepository = ReturnType<typeof metricsRepository>
+export type MetricsRepository = ReturnType<typeof createMetricsRepository>

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { ErrorBody } from '../schemas.ts'
-import { metricsRepository } from './repository.ts'
+import { errorResponse } from '../schemas.ts'
 import {
   DEFAULT_LIMIT,
   DEFAULT_WINDOW,
@@ -26,7 +25,7 @@ function send(reply: FastifyReply, body: HistoryBody | string): HistoryBody | Fa
 export const clampLimit = (limit: number | undefined) => Math.min(MAX_LIMIT, Math.max(1, limit ?? DEFAULT_LIMIT))
 
 export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const metrics = metricsRepository(fastify.db)
+  const { metrics } = fastify
   // The `all` answer changes only when a sample is added or pruned (first or last sample time), so
   // the latest one is kept serialized: dashboards polling it share one computation per sample.
   let lastAll: { key: string; json: string } | null = null
@@ -59,7 +58,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return `${head.slice(0, -1)},"points":${points}}`
   }
 
-  const response = { 200: HistoryResponse, 401: ErrorBody, 422: ErrorBody }
+  const response = { 200: HistoryResponse, ...errorResponse(401, 422) }
   const description = `Bucket averages of the sampled metrics, oldest first, each point an array of values named by fields. window: 5m, 30m, 2h, 6h or all (default ${DEFAULT_WINDOW}); limit clamped to 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`
 
   fastify.get(

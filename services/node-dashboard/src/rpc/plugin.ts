@@ -11,7 +11,7 @@ declare module 'fastify' {
 /** Decorates `fastify.rpc` (see client.ts), reading the node settings at every call. */
 export const rpcPlugin = fp(
   async function rpcPlugin(fastify: FastifyInstance, { timeoutMs }: { timeoutMs: number }) {
-    fastify.decorate('rpc', createRpcClient({ settings: () => fastify.nodeSettings.get(), timeoutMs }))
+    fastify.decorate('rpc', createRpcClient({ settings: () => fastify.settingsCache.get(), timeoutMs }))
   },
   { name: 'dashboard-rpc', dependencies: ['dashboard-settings'] },
 )

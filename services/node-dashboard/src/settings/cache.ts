@@ -8,7 +8,7 @@ export const SETTINGS_CHANNEL = 'node_settings_changed'
  * here clears the copy at once; other instances learn of it by NOTIFY, and the TTL bounds staleness
  * should a notification be missed.
  */
-export function cachedSettings(repo: NodeSettingsRepository, db: Database, ttlMs = 10_000) {
+export function createSettingsCache(repo: NodeSettingsRepository, db: Database, ttlMs = 10_000) {
   let cached: { at: number; value: Promise<NodeSettings> } | null = null
   const invalidate = () => {
     cached = null
@@ -47,3 +47,5 @@ export function cachedSettings(repo: NodeSettingsRepository, db: Database, ttlMs
     },
   }
 }
+
+export type SettingsCache = ReturnType<typeof createSettingsCache>

@@ -1,10 +1,10 @@
 /**
- * Node settings (one row in PostgreSQL). For other route authors:
- *   `fastify.nodeSettings.get()`  -> NodeSettings, secrets decrypted (never send them to a client)
- *   `fastify.nodeSettings.update(partial)` -> NodeSettings after the change (plain-text secrets in, encrypted at rest)
- *   `fastify.nodeSettings.updateFrom(current => partial)` -> the same, deciding the change from the stored values
+ * Node settings (one row in PostgreSQL), read through the in-memory cache. For other route authors:
+ *   `fastify.settingsCache.get()`  -> NodeSettings, secrets decrypted (never send them to a client)
+ *   `fastify.settingsCache.update(partial)` -> NodeSettings after the change (plain-text secrets in, encrypted at rest)
+ *   `fastify.settingsCache.updateFrom(current => partial)` -> the same, deciding the change from the stored values
  *     with no other change in between (the settings route uses it to keep secrets bound to their target)
- *   `fastify.nodeSettings.recordHostKey('SHA256:...')` -> true when it was stored (only while the field is empty: TOFU)
+ *   `fastify.settingsCache.recordHostKey('SHA256:...')` -> true when it was stored (only while the field is empty: TOFU)
  * `missingSettings(settings, [...names])` lists the names of empty ones (for 400 answers).
  */
 import type { Database, Queryable } from '@app/common'
@@ -61,7 +61,7 @@ export function missingSettings(settings: NodeSettings, names: (keyof NodeSettin
   return names.filter((name) => settings[name] === '' || settings[name] === undefined)
 }
 
-export function nodeSettingsRepository(
+export function createNodeSettingsRepository(
   db: Database,
   box: SecretBox,
   log?: { warn: (obj: unknown, msg?: string) => void },

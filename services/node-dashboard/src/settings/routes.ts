@@ -1,6 +1,6 @@
 import { HttpError } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorBody } from '../schemas.ts'
+import { errorResponse } from '../schemas.ts'
 import type { NodeSettings, NodeSettingsUpdate } from './repository.ts'
 import { SECRET_MASK, SettingsBody, SettingsView } from './schemas.ts'
 import { keepSecretsBound } from './secret-binding.ts'
@@ -39,10 +39,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       schema: {
         summary: 'Node connection and control settings (secrets masked)',
         tags: ['settings'],
-        response: { 200: SettingsView, 401: ErrorBody },
+        response: { 200: SettingsView, ...errorResponse(401) },
       },
     },
-    async () => masked(await fastify.nodeSettings.get()),
+    async () => masked(await fastify.settingsCache.get()),
   )
 
   fastify.put(
@@ -56,7 +56,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           'when ssh_host, ssh_port, ssh_username or ssh_host_key_fingerprint changes, unless the same request sends it again.',
         tags: ['settings'],
         body: SettingsBody,
-        response: { 200: SettingsView, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+        response: { 200: SettingsView, ...errorResponse(401, 403, 422) },
       },
       // Trim before validation so patterns and limits apply to the stored value.
       preValidation: async (request) => {
@@ -72,7 +72,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       for (const secret of ['rpc_password', 'ssh_password'] as const) {
         if (update[secret] === SECRET_MASK) delete update[secret]
       }
-      return masked(await fastify.nodeSettings.updateFrom((current) => keepSecretsBound(current, update)))
+      return masked(await fastify.settingsCache.updateFrom((current) => keepSecretsBound(current, update)))
     },
   )
 }

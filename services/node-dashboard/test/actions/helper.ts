@@ -27,7 +27,7 @@ export async function actionsApp(t: Teardown, env: Record<string, string> = {}):
       return { statusCode: res.statusCode, body: res.json() }
     },
     async configure(settings) {
-      await app.nodeSettings.update(settings)
+      await app.settingsCache.update(settings)
     },
   }
 }

@@ -1,10 +1,10 @@
 import { test } from 'tap'
-import { actionsRepository } from '../../src/actions/repository.ts'
+import { createActionsRepository } from '../../src/actions/repository.ts'
 import { build } from '../helper.ts'
 
 test('the action lock: one holder, released by finish, reclaimed after its lease', async (t) => {
   const app = await build(t)
-  const repo = actionsRepository(app.db)
+  const repo = createActionsRepository(app.db)
   const first = await repo.begin('start', 'admin', 60_000)
   t.ok(first, 'taken')
   t.equal(await repo.begin('stop', 'admin', 60_000), null, 'held')

@@ -68,7 +68,7 @@ test('start over a real sshd', { skip: unavailable ?? false }, async (t) => {
     })
     t.type(res.body.ssh.duration_ms, 'number')
     await host.waitReady()
-    t.equal((await app.nodeSettings.get()).ssh_host_key_fingerprint, sshd.hostFingerprint, 'first key trusted and stored')
+    t.equal((await app.settingsCache.get()).ssh_host_key_fingerprint, sshd.hostFingerprint, 'first key trusted and stored')
     const { rows } = await app.db.query<{ ssh_command: string; ssh_exit_code: number }>(
       'SELECT ssh_command, ssh_exit_code FROM node_actions',
     )
@@ -136,11 +136,11 @@ test('start over a real sshd', { skip: unavailable ?? false }, async (t) => {
     t.match(refused.body.detail, `expected ${old}, got ${fresh}`)
     t.match(refused.body.detail, 'clear ssh_host_key_fingerprint')
     t.notOk(host.isRunning(), 'the command never ran')
-    t.equal((await app.nodeSettings.get()).ssh_host_key_fingerprint, old, 'the stored key is kept')
+    t.equal((await app.settingsCache.get()).ssh_host_key_fingerprint, old, 'the stored key is kept')
 
     await configure({ ssh_host_key_fingerprint: '' })
     t.equal((await post('start')).statusCode, 200, 'accepted once cleared')
-    t.equal((await app.nodeSettings.get()).ssh_host_key_fingerprint, fresh, 'the new key is now trusted')
+    t.equal((await app.settingsCache.get()).ssh_host_key_fingerprint, fresh, 'the new key is now trusted')
     await host.waitReady()
   })
 
@@ -197,7 +197,7 @@ test('start with password authentication (ssh2 server)', async (t) => {
   t.equal(res.statusCode, 200, JSON.stringify(res.body))
   t.equal(res.body.ssh.stdout, '-conf=/etc/bitcoin/bitcoin.conf -daemon\n')
   t.same(server.commands, [`'/bin/echo' -conf='/etc/bitcoin/bitcoin.conf' -daemon`])
-  t.equal((await app.nodeSettings.get()).ssh_host_key_fingerprint, server.hostFingerprint)
+  t.equal((await app.settingsCache.get()).ssh_host_key_fingerprint, server.hostFingerprint)
 
   await configure({ ssh_password: 'wrong password' })
   await configure({ ssh_host_key_fingerprint: server.hostFingerprint })

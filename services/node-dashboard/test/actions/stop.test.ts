@@ -7,7 +7,7 @@ test('every action route answers 401 without a session, before doing anything', 
   const app = await build(t)
   const sim = await startNodeSimulator()
   t.teardown(() => sim.close())
-  await app.nodeSettings.update({ rpc_url: sim.url, rpc_username: 'u', rpc_password: 'p' })
+  await app.settingsCache.update({ rpc_url: sim.url, rpc_username: 'u', rpc_password: 'p' })
   for (const action of ['stop', 'start', 'restart']) {
     const res = await app.inject({ method: 'POST', url: `/api/actions/${action}` })
     t.equal(res.statusCode, 401, action)

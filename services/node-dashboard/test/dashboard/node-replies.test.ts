@@ -1,7 +1,7 @@
 import { startNodeSimulator } from '@app/node-simulator'
 import t from 'tap'
 import { createSampler } from '../../src/dashboard/sampler.ts'
-import { metricsRepository } from '../../src/history/repository.ts'
+import { createMetricsRepository } from '../../src/history/repository.ts'
 import { build, login } from '../helper.ts'
 import { startTamperedNode, type Tamper } from '../rpc/tampered-node.ts'
 
@@ -13,7 +13,7 @@ const cookie = await login(app)
 const sim = await startNodeSimulator({ password: PASSWORD, wallets: ['w1'] })
 t.teardown(() => sim.close())
 const node = await startTamperedNode(t, sim.url)
-await app.nodeSettings.update({ rpc_url: node.url, rpc_username: sim.user, rpc_password: PASSWORD, rpc_wallet: 'w1' })
+await app.settingsCache.update({ rpc_url: node.url, rpc_username: sim.user, rpc_password: PASSWORD, rpc_wallet: 'w1' })
 const summary = () => app.inject({ method: 'GET', url: '/api/dashboard/summary', headers: { cookie } })
 const { test } = t
 
@@ -59,9 +59,9 @@ test('any malformed result of a method the summary reads is a 502 naming the met
 test('the sampler logs a malformed answer, skips the tick, and samples again once the node answers well', async (t) => {
   const warnings: { obj: unknown; msg?: string }[] = []
   const sampler = createSampler({
-    db: app.db,
-    metrics: metricsRepository(app.db),
-    settings: () => app.nodeSettings.get(),
+    leases: app.leases,
+    metrics: createMetricsRepository(app.db),
+    settings: () => app.settingsCache.get(),
     summary: app.nodeSummary,
     intervalSeconds: 86400,
     retentionDays: 30,

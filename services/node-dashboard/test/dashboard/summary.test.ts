@@ -14,7 +14,7 @@ const { test } = t
 async function withNode(t: Test, simOptions: NodeSimulatorOptions = {}) {
   const sim = await startNodeSimulator({ password: PASSWORD, ...simOptions })
   t.teardown(() => sim.close())
-  await app.nodeSettings.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: PASSWORD, rpc_wallet: '' })
+  await app.settingsCache.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: PASSWORD, rpc_wallet: '' })
   const summary = () => app.inject({ method: 'GET', url: '/api/dashboard/summary', headers: { cookie } })
   return { sim, app, cookie, summary }
 }
@@ -42,12 +42,12 @@ test('summary groups chain, network, mempool, mining, uptime, wallet and updated
     .sort()
   t.same(methods, ['getblockchaininfo', 'getmempoolinfo', 'getmininginfo', 'getnettotals', 'getnetworkinfo', 'uptime'])
 
-  await app.nodeSettings.update({ rpc_wallet: 'w1' })
+  await app.settingsCache.update({ rpc_wallet: 'w1' })
   const withWallet = (await summary()).json()
   t.match(withWallet.wallet, { walletname: 'w1', balances: { mine: { trusted: Number } } })
   t.ok(sim.requests.some((r) => r.path === '/wallet/w1' && r.body.includes('"getbalances"')))
 
-  await app.nodeSettings.update({ rpc_wallet: 'nosuch' })
+  await app.settingsCache.update({ rpc_wallet: 'nosuch' })
   const broken = (await summary()).json()
   t.equal(broken.wallet, null)
   t.match(broken.wallet_error, /-18.*Requested wallet does not exist/)
@@ -63,7 +63,7 @@ test('uptime is null on a fork without the method', async (t) => {
 
 test('a summary is one batch per endpoint in flight together; concurrent requests share one round', async (t) => {
   const { sim, summary } = await withNode(t, { latencyMs: 150 })
-  await app.nodeSettings.update({ rpc_wallet: 'w1' })
+  await app.settingsCache.update({ rpc_wallet: 'w1' })
   const started = Date.now()
   const results = await Promise.all([summary(), summary(), summary(), summary()])
   const elapsed = Date.now() - started
@@ -92,14 +92,14 @@ test('each node failure kind answers 502 with a detail saying what happened, nev
   sim.setLatency(4000)
   await expect(/timed out after 3000 ms/, 'timeout')
   sim.setLatency(0)
-  await app.nodeSettings.update({ rpc_password: 'wrong-password' })
+  await app.settingsCache.update({ rpc_password: 'wrong-password' })
   await expect(/authentication failed/, 'auth')
-  await app.nodeSettings.update({ rpc_url: `http://127.0.0.1:${await freePort()}/` })
+  await app.settingsCache.update({ rpc_url: `http://127.0.0.1:${await freePort()}/` })
   await expect(/unreachable.*connection refused/, 'unreachable')
 })
 
 test('no rpc_url: 400 naming it', async (t) => {
-  await app.nodeSettings.update({ rpc_url: '' })
+  await app.settingsCache.update({ rpc_url: '' })
   const res = await app.inject({ method: 'GET', url: '/api/dashboard/summary', headers: { cookie } })
   t.equal(res.statusCode, 400)
   t.match(res.json().detail, /rpc_url/)
@@ -107,7 +107,7 @@ test('no rpc_url: 400 naming it', async (t) => {
 
 test('the sampler records metrics while settings are complete; one instance samples at a time', async (t) => {
   const { sim } = await withNode(t, { wallets: ['w1'] })
-  await app.nodeSettings.update({ rpc_wallet: 'w1' })
+  await app.settingsCache.update({ rpc_wallet: 'w1' })
   const other = await build(t, { shareWith: app as FastifyInstance, env: { METRICS_SAMPLE_SECONDS: '86400' } })
   t.equal(await app.sampler.sampleOnce(), 'sampled')
   t.equal(await other.sampler.sampleOnce(), 'not-leader', 'the lease is held by the first instance')
@@ -126,7 +126,7 @@ test('the sampler records metrics while settings are complete; one instance samp
 
   await app.sampler.stop()
   t.equal(await other.sampler.sampleOnce(), 'sampled', 'a stopped leader hands over at once')
-  await app.nodeSettings.update({ rpc_url: '' })
+  await app.settingsCache.update({ rpc_url: '' })
   // The other instance learns of the change by NOTIFY (asynchronously).
   let outcome = ''
   for (let i = 0; i < 50 && outcome !== 'incomplete-settings'; i++) {

@@ -17,7 +17,7 @@ async function setup(env: Record<string, string> = {}) {
   t.teardown(() => sim.close())
   const app = await build(t, { env })
   const cookie = await login(app)
-  await app.nodeSettings.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: PASSWORD })
+  await app.settingsCache.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: PASSWORD })
   const call = (payload: unknown) =>
     app.inject({ method: 'POST', url: '/api/rpc/call', headers: { cookie }, payload: payload as object })
   const get = (url: string) => app.inject({ method: 'GET', url, headers: { cookie } })
@@ -139,8 +139,8 @@ test('GET /api/rpc/help/{method_name}: full text, 404 for an unknown method, 422
 test('help answers the explorer parses are checked: not text or over 256 KB is a 502 naming help', async (t) => {
   const { sim, app, get } = await shared
   const node = await startTamperedNode(t, sim.url)
-  await app.nodeSettings.update({ rpc_url: node.url })
-  t.teardown(() => app.nodeSettings.update({ rpc_url: sim.url }))
+  await app.settingsCache.update({ rpc_url: node.url })
+  t.teardown(() => app.settingsCache.update({ rpc_url: sim.url }))
   for (const [what, value] of [
     ['a number', 42],
     ['an object', { help: 'text' }],
@@ -166,8 +166,8 @@ test('help answers the explorer parses are checked: not text or over 256 KB is a
 test("the raw call passes any result through untouched: that is the user's own call", async (t) => {
   const { sim, app, call } = await shared
   const node = await startTamperedNode(t, sim.url)
-  await app.nodeSettings.update({ rpc_url: node.url })
-  t.teardown(() => app.nodeSettings.update({ rpc_url: sim.url }))
+  await app.settingsCache.update({ rpc_url: node.url })
+  t.teardown(() => app.settingsCache.update({ rpc_url: sim.url }))
   node.tamper('uptime', () => 'not a number')
   node.tamper('getblockchaininfo', () => [1, 'two', { three: 3 }])
   t.same((await call({ method: 'uptime' })).json().result, 'not a number')

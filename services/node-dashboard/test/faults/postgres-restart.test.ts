@@ -27,7 +27,7 @@ test('PostgreSQL stopped and restarted: the dashboard answers 503 fast, then rec
   const sim = await startNodeSimulator({ password: RPC_PASSWORD })
   t.teardown(() => sim.close())
   const app = await build(t, { env: { DATABASE_URL: pg.url, METRICS_SAMPLE_SECONDS: '1', RPC_TIMEOUT_MS: '2000' } })
-  await app.nodeSettings.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: RPC_PASSWORD })
+  await app.settingsCache.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: RPC_PASSWORD })
   const cookie = await login(app)
   const answers: Answer[] = []
   let running = true

@@ -45,7 +45,7 @@ for (const mode of ['hang', 'reset', 'garbage', 'slow', 'truncated'] as const) {
     const node = await faultyNode(mode)
     t.teardown(() => node.close())
     const app = await build(t, { env: { RPC_TIMEOUT_MS: String(TIMEOUT_MS) } })
-    await app.nodeSettings.update({ rpc_url: node.url, rpc_username: 'u', rpc_password: 'fault-rpc-Secret' })
+    await app.settingsCache.update({ rpc_url: node.url, rpc_username: 'u', rpc_password: 'fault-rpc-Secret' })
     const cookie = await login(app)
     const timed = async (options: InjectOptions) => {
       const started = Date.now()

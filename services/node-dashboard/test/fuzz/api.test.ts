@@ -45,7 +45,8 @@ test(`every dashboard route survives seeded hostile requests, logged in and not 
     secrets: [TEST_PASSWORD, RPC_PASSWORD],
     known: dashboardKnown,
   }
-  const pointAtSimulator = () => app.nodeSettings.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: RPC_PASSWORD })
+  const pointAtSimulator = () =>
+    app.settingsCache.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: RPC_PASSWORD })
 
   await pointAtSimulator()
   await runFuzz(doc, generateRequests(doc, random, { count: 30, auth, skip: ['POST /api/auth/logout'] }), send, options)

@@ -79,7 +79,7 @@ test('every state change with a valid session: 403 for a foreign Origin or a for
     { method: 'POST', url: '/api/auth/login' },
   ]
   t.ok(changes.length >= 6)
-  const before = await app.nodeSettings.get()
+  const before = await app.settingsCache.get()
   const audited = async () => (await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log')).rows[0].n
   const auditBefore = await audited()
   const foreign: Record<string, string>[] = [
@@ -103,7 +103,7 @@ test('every state change with a valid session: 403 for a foreign Origin or a for
       t.match(res.json(), { detail: /Cross-origin/ }, `${name(o)}: {detail}`)
     }
   }
-  t.same(await app.nodeSettings.get(), before, 'no settings were written')
+  t.same(await app.settingsCache.get(), before, 'no settings were written')
   t.equal(await audited(), auditBefore, 'no RPC call or action ran (nothing audited)')
   const actions = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM node_actions')
   t.equal(actions.rows[0].n, 0, 'no node action was recorded')

@@ -97,7 +97,7 @@ test('hostile node_binary and config_path run only the intended binary over the 
   })
 
   await t.test('newlines and other control characters never reach the command', async (t) => {
-    const before = (await app.nodeSettings.get()).node_binary
+    const before = (await app.settingsCache.get()).node_binary
     for (const field of ['node_binary', 'config_path']) {
       for (const value of [`/bin/true\ntouch ${markers[0]}`, `/bin/true\rtouch ${markers[0]}`, 'a\u0000b', 'a\u001bb']) {
         const res = await put({ [field]: value })
@@ -105,7 +105,7 @@ test('hostile node_binary and config_path run only the intended binary over the 
         t.match(res.json().detail, field)
       }
     }
-    t.equal((await app.nodeSettings.get()).node_binary, before, 'nothing stored')
+    t.equal((await app.settingsCache.get()).node_binary, before, 'nothing stored')
     noMarkers(t, 'control characters')
   })
 })

@@ -8,7 +8,7 @@ t.test('bodies are not coerced and deep nesting is a 422, before the node is cal
   t.teardown(() => sim.close())
   const app = await build(t)
   const cookie = await login(app)
-  await app.nodeSettings.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: 'strict-bodies-Secret' })
+  await app.settingsCache.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: 'strict-bodies-Secret' })
   const send = (method: 'POST' | 'PUT', url: string, payload: string) =>
     app.inject({ method, url, headers: { cookie, 'content-type': 'application/json' }, payload })
   const calls = sim.requests.length

@@ -53,28 +53,28 @@ test('PUT trims strings, keeps absent fields, masks secrets and keeps them when 
 
   const second = await put({ rpc_wallet: 'w1', rpc_password: MASK })
   t.match(second.json(), { rpc_url: 'http://127.0.0.1:18443/', rpc_wallet: 'w1', rpc_password: MASK, ssh_port: 2222 })
-  const stored = await app.nodeSettings.get()
+  const stored = await app.settingsCache.get()
   t.equal(stored.rpc_password, 's3cret-rpc', 'the mask kept the stored secret (trimmed)')
   t.equal(stored.ssh_password, 'ssh-pass')
 
   const cleared = await put({ ssh_password: '' })
   t.equal(cleared.json().ssh_password, '')
-  t.equal((await app.nodeSettings.get()).ssh_password, '')
+  t.equal((await app.settingsCache.get()).ssh_password, '')
 })
 
 test('secrets are encrypted at rest', async (t) => {
-  await app.nodeSettings.update({ rpc_password: 'plain-rpc-secret', ssh_password: 'plain-ssh-secret' })
+  await app.settingsCache.update({ rpc_password: 'plain-rpc-secret', ssh_password: 'plain-ssh-secret' })
   const { rows } = await app.db.query<Record<string, string>>('SELECT * FROM node_settings')
   const text = JSON.stringify(rows)
   t.notMatch(text, /plain-rpc-secret|plain-ssh-secret/)
   t.match(rows[0].rpc_password_enc, /^v1:/)
-  t.equal((await app.nodeSettings.get()).rpc_password, 'plain-rpc-secret')
+  t.equal((await app.settingsCache.get()).rpc_password, 'plain-rpc-secret')
 })
 
 test('stored secrets stay readable after a restart with the same DATA_DIR', async (t) => {
-  await app.nodeSettings.update({ rpc_password: 'kept' })
+  await app.settingsCache.update({ rpc_password: 'kept' })
   const second = await build(t, { shareWith: app })
-  t.equal((await second.nodeSettings.get()).rpc_password, 'kept')
+  t.equal((await second.settingsCache.get()).rpc_password, 'kept')
 })
 
 test('PUT validation answers 422 naming the field', async (t) => {
@@ -115,9 +115,9 @@ test('PUT validation answers 422 naming the field', async (t) => {
 test('recordHostKey stores the first fingerprint only (trust on first use); clearing it re-arms', async (t) => {
   const a = `SHA256:${'A'.repeat(43)}`
   const b = `SHA256:${'B'.repeat(43)}`
-  t.equal(await app.nodeSettings.recordHostKey(a), true)
-  t.equal(await app.nodeSettings.recordHostKey(b), false)
-  t.equal((await app.nodeSettings.get()).ssh_host_key_fingerprint, a)
+  t.equal(await app.settingsCache.recordHostKey(a), true)
+  t.equal(await app.settingsCache.recordHostKey(b), false)
+  t.equal((await app.settingsCache.get()).ssh_host_key_fingerprint, a)
   const cleared = await app.inject({
     method: 'PUT',
     url: '/api/settings',
@@ -125,5 +125,5 @@ test('recordHostKey stores the first fingerprint only (trust on first use); clea
     payload: { ssh_host_key_fingerprint: ' ' },
   })
   t.equal(cleared.json().ssh_host_key_fingerprint, '')
-  t.equal(await app.nodeSettings.recordHostKey(b), true)
+  t.equal(await app.settingsCache.recordHostKey(b), true)
 })

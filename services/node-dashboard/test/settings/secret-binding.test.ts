@@ -66,7 +66,7 @@ test('re-pointing rpc_url to another origin drops the stored rpc_password: the n
       t.equal(moved.statusCode, 200, name)
       t.equal(moved.json().rpc_password, '', `${name}: the answer reports it unset`)
       t.equal((await read()).rpc_password, '', `${name}: a later read reports it unset`)
-      t.equal((await app.nodeSettings.get()).rpc_password, '', `${name}: gone from the store`)
+      t.equal((await app.settingsCache.get()).rpc_password, '', `${name}: gone from the store`)
       t.equal((await callRpc()).statusCode, 200, `${name}: the call reached the listener`)
       t.ok(listener.authorizations.length >= 1, `${name}: the listener was called`)
       t.notOk(listener.passwords().includes(RPC_SECRET), `${name}: the listener never received the stored password`)
@@ -126,14 +126,14 @@ test('changing the SSH host, port, user or pinned host key drops the stored ssh_
     t.equal(res.statusCode, 200, label)
     t.equal(res.json().ssh_password, '', `${label}: the answer reports it unset`)
     t.equal((await read()).ssh_password, '', `${label}: a later read reports it unset`)
-    t.equal((await app.nodeSettings.get()).ssh_password, '', `${label}: gone from the store`)
+    t.equal((await app.settingsCache.get()).ssh_password, '', `${label}: gone from the store`)
   }
 
   await put({ ...base, ssh_password: SSH_SECRET })
   t.equal((await put({ ...base, ssh_key_path: '', config_path: '/etc/b.conf' })).json().ssh_password, MASK, 'same target: kept')
   const moved = await put({ ssh_host: 'other.lan', ssh_password: 'typed-again' })
   t.equal(moved.json().ssh_password, MASK, 'a password sent with the change is stored')
-  t.equal((await app.nodeSettings.get()).ssh_password, 'typed-again')
+  t.equal((await app.settingsCache.get()).ssh_password, 'typed-again')
 })
 
 test('an RPC move leaves the SSH password alone and the other way round', async (t) => {

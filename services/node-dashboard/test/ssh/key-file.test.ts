@@ -16,7 +16,7 @@ const { test } = t
 
 /** POST /api/actions/start with every setting present and ssh_key_path set to `keyPath`. */
 async function startWithKey(keyPath: string) {
-  await app.nodeSettings.update({
+  await app.settingsCache.update({
     ssh_host: '127.0.0.1',
     ssh_port: sshPort,
     ssh_username: 'operator',
