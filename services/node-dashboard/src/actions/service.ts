@@ -49,7 +49,7 @@ interface StartPlan {
 }
 
 /** Checks the start settings (400 naming every missing one) and loads the key, before any work. */
-export async function planStart(settings: NodeSettings): Promise<StartPlan> {
+async function planStart(settings: NodeSettings): Promise<StartPlan> {
   const missing: string[] = missingSettings(settings, ['ssh_host', 'ssh_username'])
   if (!settings.ssh_password && !settings.ssh_key_path) missing.push('ssh_password or ssh_key_path')
   if (!settings.config_path) missing.push('config_path')

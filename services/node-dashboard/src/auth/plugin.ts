@@ -17,7 +17,7 @@ import { createLoginBlockRepository, type LoginBlockRepository } from './login-b
 import { createSessionRepository } from './session-store.ts'
 
 export const SESSION_COOKIE = 'dashboard_session'
-export const SESSION_MAX_AGE_SECONDS = 8 * 3600
+const SESSION_MAX_AGE_SECONDS = 8 * 3600
 
 declare module 'fastify' {
   interface FastifyInstance {

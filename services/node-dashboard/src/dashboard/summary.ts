@@ -25,7 +25,7 @@ const CORE = ['getblockchaininfo', 'getnetworkinfo', 'getnettotals', 'getmempool
  * One round: a JSON-RPC batch for the node groups and, when rpc_wallet is set, a second batch on
  * the wallet endpoint, both in flight at once; so the round costs about one call's latency.
  */
-export async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Promise<Summary> {
+async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Promise<Summary> {
   const core = rpc.batch(
     CORE.map((method) => ({ method })),
     { settings, wallet: '' },

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 
-export const METHOD_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$'
+const METHOD_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$'
 const methodName = Type.String({ pattern: METHOD_NAME_PATTERN, description: 'JSON-RPC method name (letters, digits, _)' })
 
 export const RpcCallBody = Type.Object(

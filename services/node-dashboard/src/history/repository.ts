@@ -21,7 +21,7 @@ const slotSql = 'GREATEST(0, LEAST(floor((t_sum / n - $2::float8) / $3::float8),
 const rollupPointSql = pointSql('sum(t_sum) / sum(n)', (name) => `sum(${name}_sum) / nullif(sum(${name}_n), 0)`)
 
 /** Bucket widths (seconds) kept in metrics_rollup (migration 004). */
-export const ROLLUP_WIDTHS = [60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400]
+const ROLLUP_WIDTHS = [60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400]
 // Windows up to 6 hours read the samples themselves (a few thousand rows at most).
 const RAW_SPAN_SECONDS = 6 * 3600
 

@@ -22,7 +22,7 @@ function send(reply: FastifyReply, body: HistoryBody | string): HistoryBody | Fa
   return typeof body === 'string' ? reply.type('application/json; charset=utf-8').send(body) : body
 }
 
-export const clampLimit = (limit: number | undefined) => Math.min(MAX_LIMIT, Math.max(1, limit ?? DEFAULT_LIMIT))
+const clampLimit = (limit: number | undefined) => Math.min(MAX_LIMIT, Math.max(1, limit ?? DEFAULT_LIMIT))
 
 export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { metrics } = fastify

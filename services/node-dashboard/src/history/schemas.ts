@@ -7,7 +7,7 @@ export const DEFAULT_WINDOW: HistoryWindow = '30m'
 export const DEFAULT_LIMIT = 500
 export const MAX_LIMIT = 20_000
 
-export const WindowSchema = Type.Union(
+const WindowSchema = Type.Union(
   Object.keys(WINDOWS).map((w) => Type.Literal(w)),
   { description: 'one of 5m, 30m, 2h, 6h, all' },
 )
@@ -28,7 +28,7 @@ export const HISTORY_FIELDS = ['t', ...METRIC_NAMES] as const
 
 // A type list, not anyOf: the serializer writes 20000 points of these without trying each branch.
 const nullableNumber = Type.Unsafe<number | null>({ type: ['number', 'null'] })
-export const HistoryPoint = Type.Array(nullableNumber, {
+const HistoryPoint = Type.Array(nullableNumber, {
   minItems: HISTORY_FIELDS.length,
   maxItems: HISTORY_FIELDS.length,
   description:

@@ -35,7 +35,7 @@ export interface NodeSettingsRepository {
   recordHostKey(fingerprint: string): Promise<boolean>
 }
 
-export const SETTING_NAMES = [
+const SETTING_NAMES = [
   'rpc_url',
   'rpc_username',
   'rpc_password',

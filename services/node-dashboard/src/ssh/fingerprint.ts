@@ -4,8 +4,3 @@ import { createHash } from 'node:crypto'
 export function fingerprintOf(keyBlob: Buffer): string {
   return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`
 }
-
-/** Accepts "SHA256:..." (43 base64 characters); anything else is not a fingerprint we can compare. */
-export function isFingerprint(value: string): boolean {
-  return /^SHA256:[A-Za-z0-9+/]{43}$/.test(value)
-}

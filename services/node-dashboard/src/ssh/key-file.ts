@@ -2,10 +2,10 @@ import { constants } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 
 /** OpenSSH private keys are a few KiB; RSA 16384 in PEM stays well under this. */
-export const MAX_KEY_FILE_BYTES = 64 * 1024
+const MAX_KEY_FILE_BYTES = 64 * 1024
 
 /** Why a key file was refused; `message` is the reason shown to the user. */
-export class KeyFileError extends Error {
+class KeyFileError extends Error {
   constructor(message: string) {
     super(message)
     this.name = 'KeyFileError'
