@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
+import { repositoryPlugin } from '../repository-plugin.ts'
 import { type ActionsRepository, createActionsRepository } from './repository.ts'
 
 declare module 'fastify' {
@@ -9,9 +8,4 @@ declare module 'fastify' {
 }
 
 /** Decorates `fastify.nodeActions`, the node action records and their single lock (see repository.ts). */
-export const actionsPlugin = fp(
-  async function actionsPlugin(fastify: FastifyInstance) {
-    fastify.decorate('nodeActions', createActionsRepository(fastify.db))
-  },
-  { name: 'dashboard-actions', dependencies: ['app-database'] },
-)
+export const actionsPlugin = repositoryPlugin('dashboard-actions', 'nodeActions', createActionsRepository)

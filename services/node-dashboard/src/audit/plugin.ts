@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
+import { repositoryPlugin } from '../repository-plugin.ts'
 import { type AuditRepository, createAuditRepository } from './repository.ts'
 
 declare module 'fastify' {
@@ -9,9 +8,4 @@ declare module 'fastify' {
 }
 
 /** Decorates `fastify.audit`, the audit trail (see repository.ts). */
-export const auditPlugin = fp(
-  async function auditPlugin(fastify: FastifyInstance) {
-    fastify.decorate('audit', createAuditRepository(fastify.db))
-  },
-  { name: 'dashboard-audit', dependencies: ['app-database'] },
-)
+export const auditPlugin = repositoryPlugin('dashboard-audit', 'audit', createAuditRepository)

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
+import { repositoryPlugin } from '../repository-plugin.ts'
 import { createMetricsRepository, type MetricsRepository } from './repository.ts'
 
 declare module 'fastify' {
@@ -9,9 +8,4 @@ declare module 'fastify' {
 }
 
 /** Decorates `fastify.metrics`, the sampled node metrics and their roll-ups (see repository.ts). */
-export const historyPlugin = fp(
-  async function historyPlugin(fastify: FastifyInstance) {
-    fastify.decorate('metrics', createMetricsRepository(fastify.db))
-  },
-  { name: 'dashboard-history', dependencies: ['app-database'] },
-)
+export const historyPlugin = repositoryPlugin('dashboard-history', 'metrics', createMetricsRepository)

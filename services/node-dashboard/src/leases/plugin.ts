@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
+import { repositoryPlugin } from '../repository-plugin.ts'
 import { createLeaseRepository, type LeaseRepository } from './repository.ts'
 
 declare module 'fastify' {
@@ -9,9 +8,4 @@ declare module 'fastify' {
 }
 
 /** Decorates `fastify.leases`, the named leases instances take turns with (see repository.ts). */
-export const leasesPlugin = fp(
-  async function leasesPlugin(fastify: FastifyInstance) {
-    fastify.decorate('leases', createLeaseRepository(fastify.db))
-  },
-  { name: 'dashboard-leases', dependencies: ['app-database'] },
-)
+export const leasesPlugin = repositoryPlugin('dashboard-leases', 'leases', createLeaseRepository)
