@@ -1,12 +1,15 @@
+import path from 'node:path'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import type { BaseConfig } from './config.ts'
 import { type DatabasePluginOptions, databasePlugin } from './database-plugin.ts'
+import type { Database } from './db/index.ts'
 import { createErrorHandler, createNotFoundHandler, guardJsonBodies } from './errors.ts'
 import { rateLimitPlugin } from './rate-limit.ts'
 import { addMissingSecurityHeaders, apiSecurityPolicy, noStore } from './security-headers.ts'
-import type { AnswerPolicy } from './server.ts'
+import { type AnswerPolicy, createFastify, type LogOverrides } from './server.ts'
 import { documentDatabaseUnavailable, type UnavailableDocOptions } from './unavailable.ts'
 
 export interface BasePluginOptions {
@@ -40,6 +43,53 @@ export const basePlugin = fp(
   },
   { name: 'app-base', fastify: '5.x' },
 )
+
+/** What a caller may provide instead of the app opening or choosing it (tests, benches). */
+export interface ServiceDeps {
+  /** A database opened by the caller (tests sharing one between instances); not closed by the app. */
+  db?: Database
+  /** Log lines go to this stream (tests read them) instead of stdout. */
+  log?: LogOverrides
+}
+
+export interface ServiceDefinition<C> {
+  answers: AnswerPolicy
+  /** The service's folder: its migrations are in `migrations/`. */
+  root: string
+  databaseUnavailable: UnavailableDocOptions
+  /** Registers the service's own plugins and routes, after the base plugin. */
+  plugins: (fastify: FastifyInstance, config: C) => Promise<void>
+}
+
+export type ServiceApp<C> = FastifyInstance & { config: C }
+
+/**
+ * A service's app: the Fastify instance with the shared options, its config decorated, the base plugin first
+ * (database under DATA_DIR/pgdata unless DATABASE_URL), then the service's plugins. Registered, not yet loaded
+ * (await `ready()` or `listen()`).
+ */
+export function buildServiceApp<C extends BaseConfig>(config: C, service: ServiceDefinition<C>, deps: ServiceDeps = {}) {
+  const fastify = createFastify(config, service.answers, deps.log)
+  // decorate's value type is conditional on functions, which a type parameter leaves unresolved.
+  fastify.decorate('config', config as BaseConfig)
+  fastify.register(
+    fp(async (app: FastifyInstance) => {
+      await app.register(basePlugin, {
+        answers: service.answers,
+        database: {
+          url: config.DATABASE_URL,
+          dataDir: path.join(config.DATA_DIR, 'pgdata'),
+          migrationsDir: path.join(service.root, 'migrations'),
+          db: deps.db,
+        },
+        redisUrl: config.REDIS_URL,
+        databaseUnavailable: service.databaseUnavailable,
+      })
+      await service.plugins(app, config)
+    }),
+  )
+  return fastify as ServiceApp<C>
+}
 
 /**
  * Liveness: answers while the process serves, never cached. Registered by each service after its OpenAPI

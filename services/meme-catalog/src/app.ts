@@ -1,17 +1,15 @@
-import path from 'node:path'
 import {
   type AnswerPolicy,
   apiSecurityPolicy,
-  basePlugin,
-  createFastify,
-  type Database,
+  buildServiceApp,
   healthRoutes,
-  type LogOverrides,
+  type ServiceApp,
+  type ServiceDefinition,
+  type ServiceDeps,
 } from '@app/common'
 import compress from '@fastify/compress'
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
 import { adminPlugin } from './admin/plugin.ts'
 import { captionsPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
@@ -32,51 +30,31 @@ import { tagsRoutes } from './tags/routes.ts'
 import { uploadRoutes } from './uploads/routes.ts'
 import { webRoutes } from './web/routes.ts'
 
-/** What the caller may provide instead of the app opening or choosing it (tests, benches). */
-export interface AppDeps {
-  /** A database opened by the caller (tests sharing one between instances); not closed by the app. */
-  db?: Database
-  /** Log lines go to this stream (tests read them) instead of stdout. */
-  log?: LogOverrides
-}
+export type AppDeps = ServiceDeps
 
 /** Errors are `{error}` with 400 for a validation failure; every answer a page does not cover carries the API baseline. */
 const answers: AnswerPolicy = { messageKey: 'error', validationStatus: 400, securityHeaders: apiSecurityPolicy }
 
-export type App = FastifyInstance & { config: Config }
+export type App = ServiceApp<Config>
 
-/**
- * The meme catalog, built the one way server.ts, the tests, the benches and the OpenAPI export all use:
- * registered, not yet loaded (await `ready()` or `listen()`).
- */
+const service: ServiceDefinition<Config> = {
+  answers,
+  root: serviceRoot,
+  // The API and media answer 503 while PostgreSQL is unreachable; health, documents and pages do not.
+  databaseUnavailable: {
+    response: databaseUnavailableResponse,
+    databaseFree: ({ url }) => !/^\/(api|media)\//.test(url) || url === '/api/health',
+  },
+  plugins: memeCatalog,
+}
+
+/** The meme catalog, built the one way server.ts, the tests, the benches and the OpenAPI export all use. */
 export function buildApp(config: Config, deps: AppDeps = {}): App {
-  const fastify = createFastify(config, answers, deps.log)
-  fastify.decorate('config', config)
-  fastify.register(fp(memeCatalog), { config, db: deps.db })
-  return fastify as App
+  return buildServiceApp(config, service, deps)
 }
 
-interface AppOptions {
-  config: Config
-  db?: Database
-}
-
-async function memeCatalog(fastify: FastifyInstance, { config, db }: AppOptions) {
-  await fastify.register(basePlugin, {
-    answers,
-    database: {
-      url: config.DATABASE_URL,
-      dataDir: path.join(config.DATA_DIR, 'pgdata'),
-      migrationsDir: path.join(serviceRoot, 'migrations'),
-      db,
-    },
-    redisUrl: config.REDIS_URL,
-    // The API and media answer 503 while PostgreSQL is unreachable; health, documents and pages do not.
-    databaseUnavailable: {
-      response: databaseUnavailableResponse,
-      databaseFree: ({ url }) => !/^\/(api|media)\//.test(url) || url === '/api/health',
-    },
-  })
+/** The catalog's own plugins and routes, after the base plugin. */
+async function memeCatalog(fastify: FastifyInstance, config: Config) {
   // OpenAPI first: it documents the routes registered after it.
   await fastify.register(sharedSchemasPlugin, { components: memeSchemas })
   await fastify.register(cors, corsOptions(parseOrigins(config.CORS_UPLOAD_ORIGINS)))

@@ -1,7 +1,12 @@
-import path from 'node:path'
-import { type AnswerPolicy, basePlugin, createFastify, type Database, healthRoutes, type LogOverrides } from '@app/common'
+import {
+  type AnswerPolicy,
+  buildServiceApp,
+  healthRoutes,
+  type ServiceApp,
+  type ServiceDefinition,
+  type ServiceDeps,
+} from '@app/common'
 import type { FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
 import { actionsPlugin } from './actions/plugin.ts'
 import { actionRoutes } from './actions/routes.ts'
 import { auditPlugin } from './audit/plugin.ts'
@@ -24,13 +29,7 @@ import { settingsRoutes } from './settings/routes.ts'
 import { webRoutes } from './web/routes.ts'
 import { securityHeaders } from './web/security.ts'
 
-/** What the caller may provide instead of the app opening or choosing it (tests, benches). */
-export interface AppDeps {
-  /** A database opened by the caller (tests sharing one between instances); not closed by the app. */
-  db?: Database
-  /** Log lines go to this stream (tests read them) instead of stdout. */
-  log?: LogOverrides
-}
+export type AppDeps = ServiceDeps
 
 /**
  * Errors are `{detail}` with 422 for a validation failure, an unparsable body included (400 means a missing
@@ -43,40 +42,26 @@ const answers: AnswerPolicy = {
   securityHeaders: { baseline: securityHeaders, noStorePrefixes: ['/api/', '/static/'] },
 }
 
-export type App = FastifyInstance & { config: Config }
+export type App = ServiceApp<Config>
 
-/**
- * The node dashboard, built the one way server.ts, the tests, the benches and the OpenAPI export all use:
- * registered, not yet loaded (await `ready()` or `listen()`).
- */
+const service: ServiceDefinition<Config> = {
+  answers,
+  root: serviceRoot,
+  // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
+  databaseUnavailable: {
+    response: DatabaseUnavailableBody,
+    databaseFree: ({ url }) => !url.startsWith('/api/') || url === '/api/health',
+  },
+  plugins: nodeDashboard,
+}
+
+/** The node dashboard, built the one way server.ts, the tests, the benches and the OpenAPI export all use. */
 export function buildApp(config: Config, deps: AppDeps = {}): App {
-  const fastify = createFastify(config, answers, deps.log)
-  fastify.decorate('config', config)
-  fastify.register(fp(nodeDashboard), { config, db: deps.db })
-  return fastify as App
+  return buildServiceApp(config, service, deps)
 }
 
-interface AppOptions {
-  config: Config
-  db?: Database
-}
-
-async function nodeDashboard(fastify: FastifyInstance, { config, db }: AppOptions) {
-  await fastify.register(basePlugin, {
-    answers,
-    database: {
-      url: config.DATABASE_URL,
-      dataDir: path.join(config.DATA_DIR, 'pgdata'),
-      migrationsDir: path.join(serviceRoot, 'migrations'),
-      db,
-    },
-    redisUrl: config.REDIS_URL,
-    // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
-    databaseUnavailable: {
-      response: DatabaseUnavailableBody,
-      databaseFree: ({ url }) => !url.startsWith('/api/') || url === '/api/health',
-    },
-  })
+/** The dashboard's own plugins and routes, after the base plugin. */
+async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   // Signs session cookies and derives the key that encrypts stored node secrets.
   const secret = await loadSessionSecret(config.SESSION_SECRET, config.DATA_DIR)
   // Shared services first (their onRoute hooks must see every route): auth, settings, rpc, audit.
