@@ -1,7 +1,7 @@
 import { loadConfig } from '@app/common'
 import { test } from 'tap'
 import { createCaptioner } from '../../src/captions/providers/index.ts'
-import { unfence } from '../../src/captions/providers/openai.ts'
+import { MAX_RESPONSE_BYTES, unfence } from '../../src/captions/providers/openai.ts'
 import { configSchema } from '../../src/config.ts'
 import { build } from '../helper.ts'
 import { addTags, eventually, insertMeme, jobsOf, plainImage, renderMeme } from '../support/memes.ts'
@@ -182,6 +182,14 @@ test('an unreachable captioner is a retryable failure whose error names no secre
   t.equal(job.attempts, 2)
   t.match(job.last_error, /unreachable/)
   t.notMatch(job.last_error, API_KEY)
+})
+
+test('an answer past the size cap fails the attempt with the cap named', async (t) => {
+  const { app } = await setup(t, [{ raw: 'x'.repeat(MAX_RESPONSE_BYTES + 1) }], { CAPTION_MAX_ATTEMPTS: '1' })
+  const id = await queueJob(app, await plainImage(8))
+  const [job] = await settled(app, id)
+  t.equal(job.state, 'failed')
+  t.match(job.last_error, `captioner answer is larger than ${MAX_RESPONSE_BYTES} bytes`)
 })
 
 test('CAPTIONER=openai without CAPTIONER_URL fails at start-up', async (t) => {
