@@ -1,6 +1,6 @@
+import { createTestDatabase } from '@app/testing'
 import { test } from 'tap'
 import { openDatabase } from '../src/db/index.ts'
-import { createTestDatabase } from '../src/testing.ts'
 
 // The same behaviour is required of both drivers; the suite runs on PGlite, and on the real
 // server when DATABASE_URL is set (.ci/run does both).

@@ -1,9 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { createTestDatabase } from '@app/testing'
 import { test } from 'tap'
 import { type Database, migrate, openDatabase } from '../src/db/index.ts'
-import { createTestDatabase } from '../src/testing.ts'
 
 async function migrationsDir(files: Record<string, string>) {
   const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'))

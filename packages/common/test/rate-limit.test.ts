@@ -1,10 +1,10 @@
 import net from 'node:net'
 import { Writable } from 'node:stream'
+import { redisReachable } from '@app/testing'
 import Fastify from 'fastify'
 import { type Test, test } from 'tap'
 import { createErrorHandler } from '../src/errors.ts'
 import { rateLimitPlugin } from '../src/rate-limit.ts'
-import { redisReachable } from '../src/testing.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 

@@ -2,31 +2,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from '@app/testing'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
-  const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    await new Promise((r) => setTimeout(r, 500))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 /** CPU time (user + system) the process has used, in ms, from /proc (clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {

@@ -5,7 +5,8 @@
  * req/s, p50/p99 and the server's CPU time per request (robust on a loaded machine), in process and, when
  * REDIS_URL is set, with the shared Redis limiter. `node --import tsx bench/media.ts [seconds]`.
  */
-import { cpuMs, startCatalog, waitFor } from './catalog-process.ts'
+import { eventually } from '@app/testing'
+import { cpuMs, startCatalog } from './catalog-process.ts'
 import { runLoad } from './load.ts'
 
 const seconds = Number(process.argv[2] ?? 15)
@@ -19,13 +20,16 @@ for (const redis of redisUrl ? [undefined, redisUrl] : [undefined]) {
     ...(redis ? { REDIS_URL: redis } : {}),
   })
   try {
-    const memes = await waitFor('demo memes', async () => {
-      const body = (await (await fetch(`${catalog.base}/api/memes?pageSize=48`)).json()) as {
-        total: number
-        memes: { id: string }[]
-      }
-      return body.total >= 20 ? body.memes : undefined
-    })
+    const memes = await eventually(
+      async () => {
+        const body = (await (await fetch(`${catalog.base}/api/memes?pageSize=48`)).json()) as {
+          total: number
+          memes: { id: string }[]
+        }
+        return body.total >= 20 ? body.memes : undefined
+      },
+      { what: 'demo memes', timeoutMs: 180_000, intervalMs: 500 },
+    )
     const paths = memes.slice(0, 20).map((m) => `/media/${m.id}`)
     const revalidate = (p: string) => `If-None-Match: "${p.slice('/media/'.length)}"\r\n`
     for (const [name, headers] of [

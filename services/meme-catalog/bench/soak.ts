@@ -5,8 +5,9 @@
  * or when resident memory keeps growing. `pnpm soak` (SOAK_SECONDS, default 60; DATABASE_URL optional).
  */
 import { readFileSync } from 'node:fs'
+import { eventually } from '@app/testing'
 import sharp from 'sharp'
-import { startCatalog, waitFor } from './catalog-process.ts'
+import { startCatalog } from './catalog-process.ts'
 import { runLoad } from './load.ts'
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 60)
@@ -50,13 +51,16 @@ async function main() {
     MODERATION_REJECT_SCORE: '101',
   })
   try {
-    const memes = await waitFor('demo memes', async () => {
-      const body = (await (await fetch(`${base}/api/memes?pageSize=48`)).json()) as {
-        total: number
-        memes: { id: string; tags: string[] }[]
-      }
-      return body.total >= 30 ? body.memes : undefined
-    })
+    const memes = await eventually(
+      async () => {
+        const body = (await (await fetch(`${base}/api/memes?pageSize=48`)).json()) as {
+          total: number
+          memes: { id: string; tags: string[] }[]
+        }
+        return body.total >= 30 ? body.memes : undefined
+      },
+      { what: 'demo memes', timeoutMs: 180_000, intervalMs: 500 },
+    )
     const tags = [...new Set(memes.flatMap((m) => m.tags))]
     const paths = [
       ...[1, 2, 3].map((page) => `/api/memes?page=${page}`),

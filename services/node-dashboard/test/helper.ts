@@ -1,5 +1,5 @@
 import { type Database, loadConfig } from '@app/common'
-import { createTestDatabase } from '@app/common/testing'
+import { createTestDatabase } from '@app/testing'
 import type { FastifyInstance } from 'fastify'
 import { type App, buildApp } from '../src/app.ts'
 import { configSchema } from '../src/config.ts'

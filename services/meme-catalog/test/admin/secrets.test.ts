@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createTestDatabase } from '@app/common/testing'
+import { createTestDatabase, eventually } from '@app/testing'
 import sharp from 'sharp'
 import { test } from 'tap'
-import { eventually } from '../support/memes.ts'
 import { startChatServer } from '../support/openai-server.ts'
 
 const serviceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')

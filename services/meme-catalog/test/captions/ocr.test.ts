@@ -1,7 +1,8 @@
+import { eventually } from '@app/testing'
 import { test } from 'tap'
 import { createOcrCaptioner, preprocessForOcr } from '../../src/captions/providers/ocr.ts'
 import { build } from '../helper.ts'
-import { addTags, eventually, insertMeme, jobsOf, renderMeme } from '../support/memes.ts'
+import { addTags, insertMeme, jobsOf, renderMeme } from '../support/memes.ts'
 
 test('preprocessing turns white outlined text into black on white', async (t) => {
   const sharp = (await import('sharp')).default

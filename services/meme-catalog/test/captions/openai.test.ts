@@ -1,10 +1,11 @@
 import { loadConfig } from '@app/common'
+import { eventually } from '@app/testing'
 import { test } from 'tap'
 import { createCaptioner } from '../../src/captions/providers/index.ts'
 import { MAX_RESPONSE_BYTES, unfence } from '../../src/captions/providers/openai.ts'
 import { configSchema } from '../../src/config.ts'
 import { build } from '../helper.ts'
-import { addTags, eventually, insertMeme, jobsOf, plainImage, renderMeme } from '../support/memes.ts'
+import { addTags, insertMeme, jobsOf, plainImage, renderMeme } from '../support/memes.ts'
 import { type ChatReply, chatCompletion, startChatServer } from '../support/openai-server.ts'
 
 const API_KEY = 'sk-test-0123456789-secret'

@@ -1,10 +1,10 @@
 import path from 'node:path'
 import { openDatabase } from '@app/common'
-import { createTestDatabase } from '@app/common/testing'
+import { createTestDatabase, eventually } from '@app/testing'
 import { test } from 'tap'
 import { createCaptionJobsRepository } from '../../src/captions/jobs.ts'
 import { build } from '../helper.ts'
-import { eventually, insertMeme, jobsOf, plainImage } from '../support/memes.ts'
+import { insertMeme, jobsOf, plainImage } from '../support/memes.ts'
 import { type ChatHandler, startChatServer } from '../support/openai-server.ts'
 
 type App = Awaited<ReturnType<typeof build>>

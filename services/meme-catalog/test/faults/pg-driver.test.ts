@@ -1,6 +1,7 @@
 import { createServer, type Socket } from 'node:net'
 import { DatabaseUnavailableError, openDatabase } from '@app/common'
-import { startPrivatePostgres, unavailableReason } from '@app/common/fuzz'
+import { eventually } from '@app/testing'
+import { startPrivatePostgres, unavailableReason } from '@app/testing/faults'
 import { test } from 'tap'
 
 const skip = unavailableReason()
@@ -15,7 +16,7 @@ test('the pg driver fails fast with DatabaseUnavailableError and recovers, LISTE
   let reconnects = 0
   await db.listen('fault_test', (payload) => received.push(payload), { onReconnect: () => reconnects++ })
   await db.notify('fault_test', 'before')
-  await waitFor(() => received.includes('before'), 5000)
+  await eventually(() => received.includes('before'), { timeoutMs: 5000 })
 
   await pg.stop('fast')
   const started = Date.now()
@@ -33,19 +34,19 @@ test('the pg driver fails fast with DatabaseUnavailableError and recovers, LISTE
   )
 
   await pg.start()
-  await waitFor(
+  await eventually(
     async () =>
       await db.query('SELECT 1').then(
         () => true,
         () => false,
       ),
-    15_000,
+    { timeoutMs: 15_000 },
   )
   t.pass('the pool reconnects without reopening the database')
-  await waitFor(() => reconnects > 0, 15_000)
+  await eventually(() => reconnects > 0, { timeoutMs: 15_000 })
   t.ok(reconnects > 0, 'the LISTEN connection was re-established and reported a resync')
   await db.notify('fault_test', 'after')
-  await waitFor(() => received.includes('after'), 5000)
+  await eventually(() => received.includes('after'), { timeoutMs: 5000 })
   t.ok(received.includes('after'), 'notifications flow again after the restart')
 })
 
@@ -100,11 +101,3 @@ test('a server that accepts but never answers costs at most the 3 s connect time
   t.same(new Set(kinds), new Set(['DatabaseUnavailableError']), `every query rejected as unavailable: ${kinds.join(',')}`)
   t.ok(elapsed < 4500, `all failed within ${elapsed} ms (connectionTimeoutMillis 3000)`)
 })
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number) {
-  const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}

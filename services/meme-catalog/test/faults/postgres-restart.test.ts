@@ -1,5 +1,5 @@
-import { startPrivatePostgres, unavailableReason } from '@app/common/fuzz'
-import { undocumentedAnswers } from '@app/common/testing'
+import { undocumentedAnswers } from '@app/testing'
+import { startPrivatePostgres, unavailableReason } from '@app/testing/faults'
 import type { InjectOptions } from 'fastify'
 import { test } from 'tap'
 import { FUZZ_ENV } from '../fuzz/support.ts'

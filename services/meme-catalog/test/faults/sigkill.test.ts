@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openDatabase } from '@app/common'
-import { startPrivatePostgres, unavailableReason } from '@app/common/fuzz'
+import { freePort } from '@app/testing'
+import { startPrivatePostgres, unavailableReason } from '@app/testing/faults'
 import { test } from 'tap'
 import { BOUNDARY, multipart, pngImage } from '../uploads/fixtures.ts'
 
@@ -14,16 +14,6 @@ if (skip) console.log(`# SKIP database fault tests: ${skip}`)
 
 const serviceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** The real server process (src/server.ts), so SIGKILL hits it and nothing else. */
 async function startCatalog(env: Record<string, string>, port: number): Promise<ChildProcess> {

@@ -1,4 +1,4 @@
-import { rawCases, rawExchange } from '@app/common/fuzz'
+import { rawCases, rawExchange } from '@app/testing/fuzz'
 import { test } from 'tap'
 import { buildFuzzApp } from './support.ts'
 

@@ -1,4 +1,4 @@
-import { type FuzzRequest, type FuzzResponse, fuzzSeed, injectSend, type OpenApiDocument, Random } from '@app/common/fuzz'
+import { type FuzzRequest, type FuzzResponse, fuzzSeed, injectSend, type OpenApiDocument, Random } from '@app/testing/fuzz'
 
 export { injectSend }
 

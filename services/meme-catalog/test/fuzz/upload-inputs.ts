@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib'
-import type { Random } from '@app/common/fuzz'
+import type { Random } from '@app/testing/fuzz'
 import sharp from 'sharp'
 import { pngChunk } from '../support/png-bombs.ts'
 import { BOUNDARY, craftedPng, jpegImage, multipart, pngImage } from '../uploads/fixtures.ts'

@@ -9,7 +9,7 @@ import {
   progressEvery,
   runFuzz,
   summarizeReport,
-} from '@app/common/fuzz'
+} from '@app/testing/fuzz'
 import { test } from 'tap'
 import {
   ADMIN_TOKEN,

@@ -1,7 +1,8 @@
+import { eventually } from '@app/testing'
 import sharp from 'sharp'
 import { test } from 'tap'
 import { build } from '../helper.ts'
-import { addMeme, eventually, ready, webpBytes } from '../memes/fixtures.ts'
+import { addMeme, ready, webpBytes } from '../memes/fixtures.ts'
 
 // Counters are flushed by the tests themselves (no timer flush during a test).
 const env = { MEDIA_COUNTER_FLUSH_MS: '3600000' }
@@ -101,7 +102,7 @@ test('counters are flushed on a timer and on close, and reach other instances', 
   await ready(app1)
   await ready(app2)
   const id = await addMeme(app1)
-  await eventually(() => app2.readModel.current?.get(id) !== undefined)
+  await eventually(() => app2.readModel.current?.get(id) !== undefined, { timeoutMs: 3000, intervalMs: 20 })
   await app2.inject(`/media/${id}`)
   await app2.inject(`/media/${id}`)
   const deadline = Date.now() + 3000
@@ -112,7 +113,7 @@ test('counters are flushed on a timer and on close, and reach other instances', 
 
   const app3 = await build(t, { shareWith: app1, env })
   await ready(app3)
-  await eventually(() => app3.readModel.current?.get(id) !== undefined)
+  await eventually(() => app3.readModel.current?.get(id) !== undefined, { timeoutMs: 3000, intervalMs: 20 })
   await app3.inject(`/media/${id}?download=1`)
   await app3.close()
   t.equal((await counts(app1, id)).download_count, 1, 'written on close')

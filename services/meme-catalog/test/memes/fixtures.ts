@@ -49,16 +49,6 @@ export async function addMeme(app: FastifyInstance, fixture: MemeFixture = {}): 
   return id
 }
 
-/** Resolves once `check` holds, polling every 20 ms; rejects after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 3000): Promise<number> {
-  const started = Date.now()
-  for (;;) {
-    if (await check()) return Date.now() - started
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 /** The read model is built in the background: tests that read right after start wait for it. */
 export async function ready(app: FastifyInstance) {
   if (!(await app.readModel.whenReady(10_000))) throw new Error('read model not ready')

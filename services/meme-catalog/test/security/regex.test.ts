@@ -1,4 +1,4 @@
-import { fast, fill, LINEAR_TIME_LIMIT_MS } from '@app/common/testing'
+import { fast, fill, LINEAR_TIME_LIMIT_MS } from '@app/testing'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { test } from 'tap'
 import { createAdminAuth } from '../../src/admin/auth.ts'

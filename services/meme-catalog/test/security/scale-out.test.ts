@@ -1,7 +1,7 @@
-import { redisReachable } from '@app/common/testing'
+import { eventually, redisReachable } from '@app/testing'
 import { test } from 'tap'
 import { build } from '../helper.ts'
-import { addMeme, eventually, ready } from '../memes/fixtures.ts'
+import { addMeme, ready } from '../memes/fixtures.ts'
 import { pngImage, uploadRequest } from '../uploads/fixtures.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -115,7 +115,10 @@ test('two instances on one database: the upload quota holds across both; an appr
   const approved = await a.inject({ method: 'POST', url: `/api/admin/memes/${id}/approve`, headers: auth })
   t.equal(approved.statusCode, 200, approved.body)
   t.equal(approved.json().meme.status, 'approved')
-  await eventually(async () => (await search()).memes.some((m: { id: string }) => m.id === id), 1000)
+  await eventually(async () => (await search()).memes.some((m: { id: string }) => m.id === id), {
+    timeoutMs: 1000,
+    intervalMs: 20,
+  })
   t.pass('found through B within one second')
   t.equal((await b.inject(`/api/memes/${id}`)).statusCode, 200, 'and readable through B')
 })

@@ -1,10 +1,9 @@
 import { type LogOverrides, loadConfig } from '@app/common'
-import { createTestDatabase } from '@app/common/testing'
+import { createTestDatabase, eventually } from '@app/testing'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { test } from 'tap'
 import { buildApp } from '../../src/app.ts'
 import { configSchema } from '../../src/config.ts'
-import { eventually } from '../support/memes.ts'
 import { startChatServer } from '../support/openai-server.ts'
 import { pngImage, uploadRequest } from '../uploads/fixtures.ts'
 

@@ -1,4 +1,4 @@
-import { type OpenApiDocument, validateSchema } from '@app/common/fuzz'
+import { type OpenApiDocument, validateSchema } from '@app/testing/fuzz'
 import { test } from 'tap'
 import { build } from '../helper.ts'
 import { addMeme, ready } from '../memes/fixtures.ts'

@@ -86,17 +86,3 @@ export async function jobsOf(db: Queryable, memeId: string) {
   }>('SELECT id, state, attempts, last_error, run_at, updated_at FROM caption_jobs WHERE meme_id = $1 ORDER BY id', [memeId])
   return rows
 }
-
-/** Polls `check` until it returns a truthy value (the worker runs asynchronously). */
-export async function eventually<T>(
-  check: () => Promise<T>,
-  { timeoutMs = 30_000, intervalMs = 25 } = {},
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, intervalMs))
-  }
-}

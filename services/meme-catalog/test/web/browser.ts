@@ -1,9 +1,8 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
-import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { launchChromium, saveScreenshot, watchPageErrors } from '@app/testing/browser'
+import type { BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { build } from '../helper.ts'
 
@@ -14,12 +13,7 @@ interface Teardown {
 /** Repo-root artifacts/ (git-ignored): screenshots of the test run. */
 export const artifactsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../artifacts')
 
-export async function screenshot(page: Page, name: string): Promise<string> {
-  await mkdir(artifactsDir, { recursive: true })
-  const file = path.join(artifactsDir, name)
-  await page.screenshot({ path: file, fullPage: true })
-  return file
-}
+export const screenshot = (page: Page, name: string) => saveScreenshot(page, artifactsDir, name)
 
 /** The real app on 127.0.0.1 with an ephemeral port; read limits raised so a browsing test is not throttled. */
 export async function serve(t: Teardown, env: Record<string, string> = {}) {
@@ -29,41 +23,17 @@ export async function serve(t: Teardown, env: Record<string, string> = {}) {
   return { app, base: `http://127.0.0.1:${port}` }
 }
 
-/** Headless Debian Chromium with a throw-away profile. */
+/** Headless Chromium, closed at the test's end. */
 export async function launch(t: Teardown): Promise<BrowserContext> {
-  const profile = await mkdtemp(path.join(os.tmpdir(), 'meme-web-'))
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
   // Generous: the whole suite shares two cores.
-  context.setDefaultTimeout(30_000)
-  t.teardown(async () => {
-    await context.close()
-    await rm(profile, { recursive: true, force: true })
-  })
-  return context
+  const browser = await launchChromium({ timeoutMs: 30_000 })
+  t.teardown(() => browser.close())
+  return browser.context
 }
 
 /** Script errors and policy violations seen by a page: a test expects none. */
-export function watchErrors(page: Page): string[] {
-  const errors: string[] = []
-  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`))
-  page.on('console', (message) => {
-    const text = message.text()
-    if (message.type() === 'error' && /Content Security Policy|Trusted Type|Uncaught/i.test(text)) errors.push(text)
-  })
-  return errors
-}
+export const watchErrors = (page: Page) =>
+  watchPageErrors(page, (text) => /Content Security Policy|Trusted Type|Uncaught/i.test(text))
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 

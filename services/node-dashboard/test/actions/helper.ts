@@ -1,8 +1,8 @@
 import { NODE_BINARY, type NodeHost } from '@app/node-simulator'
+import type { Sshd } from '@app/testing/ssh'
 import type { FastifyInstance } from 'fastify'
 import type { NodeSettingsUpdate } from '../../src/settings/repository.ts'
 import { build, login } from '../helper.ts'
-import type { Sshd } from '../support/sshd.ts'
 
 interface Teardown {
   teardown(fn: () => unknown): void

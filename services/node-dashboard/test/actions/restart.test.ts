@@ -1,6 +1,6 @@
 import { createNodeHost, lockHolderOf, rpc } from '@app/node-simulator'
+import { sshdUnavailable, startSshd } from '@app/testing/ssh'
 import { test } from 'tap'
-import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 import { actionsApp, nodeSettingsFor } from './helper.ts'
 
 const unavailable = sshdUnavailable()

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { createNodeHost, freePort, NODE_BINARY } from '@app/node-simulator'
+import { createNodeHost, NODE_BINARY } from '@app/node-simulator'
+import { freePort } from '@app/testing'
+import { sshdUnavailable, startPasswordSshServer, startSshd } from '@app/testing/ssh'
 import { test } from 'tap'
-import { startPasswordSshServer } from '../support/ssh2-server.ts'
-import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 import { actionsApp, nodeSettingsFor } from './helper.ts'
 
 const unavailable = sshdUnavailable()

@@ -1,4 +1,5 @@
-import { freePort, startNodeSimulator } from '@app/node-simulator'
+import { startNodeSimulator } from '@app/node-simulator'
+import { freePort } from '@app/testing'
 import { test } from 'tap'
 import { build } from '../helper.ts'
 import { actionsApp } from './helper.ts'

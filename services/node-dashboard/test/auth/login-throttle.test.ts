@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { redisReachable } from '@app/common/testing'
+import { redisReachable } from '@app/testing'
 import t, { type Test } from 'tap'
 import { build, TEST_PASSWORD } from '../helper.ts'
 

@@ -1,4 +1,5 @@
-import { freePort, type NodeSimulatorOptions, startNodeSimulator } from '@app/node-simulator'
+import { type NodeSimulatorOptions, startNodeSimulator } from '@app/node-simulator'
+import { freePort } from '@app/testing'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { build, login } from '../helper.ts'

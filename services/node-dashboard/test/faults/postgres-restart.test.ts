@@ -1,6 +1,6 @@
-import { startPrivatePostgres, unavailableReason } from '@app/common/fuzz'
-import { undocumentedAnswers } from '@app/common/testing'
 import { startNodeSimulator } from '@app/node-simulator'
+import { undocumentedAnswers } from '@app/testing'
+import { startPrivatePostgres, unavailableReason } from '@app/testing/faults'
 import type { InjectOptions } from 'fastify'
 import { test } from 'tap'
 import { build, login } from '../helper.ts'

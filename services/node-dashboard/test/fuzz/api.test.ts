@@ -1,3 +1,4 @@
+import { type NodeSimulator, startNodeSimulator } from '@app/node-simulator'
 import {
   describeProblems,
   type FuzzReport,
@@ -9,8 +10,7 @@ import {
   progressEvery,
   runFuzz,
   summarizeReport,
-} from '@app/common/fuzz'
-import { type NodeSimulator, startNodeSimulator } from '@app/node-simulator'
+} from '@app/testing/fuzz'
 import { test } from 'tap'
 import { build, login, TEST_PASSWORD } from '../helper.ts'
 import { DASHBOARD_GENERIC, DASHBOARD_SHARES, dashboardKnown, fetchDoc, injectSend, random, seed } from './support.ts'

@@ -1,6 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { freePort, startNodeSimulator } from '@app/node-simulator'
+import { startNodeSimulator } from '@app/node-simulator'
+import { freePort } from '@app/testing'
 import { test } from 'tap'
 import { createRpcClient } from '../../src/rpc/client.ts'
 import { isRpcError, type RpcError } from '../../src/rpc/errors.ts'

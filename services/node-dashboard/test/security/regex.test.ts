@@ -1,4 +1,4 @@
-import { fast, fill } from '@app/common/testing'
+import { fast, fill } from '@app/testing'
 import { test } from 'tap'
 import { parseScryptHash } from '../../src/auth/password.ts'
 import { HELP_REPLY_BYTES, parseHelpListing } from '../../src/explorer/help-parser.ts'

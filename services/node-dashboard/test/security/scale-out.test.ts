@@ -1,4 +1,4 @@
-import { redisReachable } from '@app/common/testing'
+import { redisReachable } from '@app/testing'
 import { test } from 'tap'
 import { build, TEST_PASSWORD } from '../helper.ts'
 

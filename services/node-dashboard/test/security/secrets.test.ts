@@ -1,13 +1,12 @@
 import { Writable } from 'node:stream'
 import { loadConfig } from '@app/common'
-import { createTestDatabase } from '@app/common/testing'
-import { freePort, startNodeSimulator } from '@app/node-simulator'
+import { startNodeSimulator } from '@app/node-simulator'
+import { createTestDatabase, freePort } from '@app/testing'
+import { sshdUnavailable, startPasswordSshServer, startSshd } from '@app/testing/ssh'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { test } from 'tap'
 import { buildApp } from '../../src/app.ts'
 import { configSchema } from '../../src/config.ts'
-import { startPasswordSshServer } from '../support/ssh2-server.ts'
-import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 
 /** A short, printable view of an answer for assertion messages (images stay out of the TAP output). */
 function preview(res: { headers: Record<string, unknown>; body: string }): string {

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { sshdUnavailable, startSshd } from '@app/testing/ssh'
 import { test } from 'tap'
 import { build, login } from '../helper.ts'
-import { sshdUnavailable, startSshd } from '../support/sshd.ts'
 
 // test/actions/start.test.ts covers a hostile config_path; this covers node_binary (and both at once) through the API.
 const unavailable = sshdUnavailable()

@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startNodeSimulator } from '@app/node-simulator'
+import { eventually } from '@app/testing'
+import { chromiumMissing } from '@app/testing/browser'
+import { startPasswordSshServer } from '@app/testing/ssh'
 import { test } from 'tap'
 import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { startPasswordSshServer } from '../support/ssh2-server.ts'
-import { CHROMIUM, eventually, openBrowser } from '../web/browser.ts'
+import { openBrowser } from '../web/browser.ts'
 
 const IMG = '<img src=x onerror="window.__xss=1">'
 const SCRIPT = '<script>window.__xss=1</script>'
@@ -67,7 +68,7 @@ const hostile: Rewrite = (method, params, reply) => {
 }
 
 test('hostile node output is shown as text in the SPA', {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`,
+  skip: chromiumMissing(),
 }, async (t) => {
   const app = await build(t)
   await app.listen({ host: '127.0.0.1', port: 0 })
@@ -166,7 +167,9 @@ test('hostile node output is shown as text in the SPA', {
     await nav('Actions').click()
     await page.getByRole('button', { name: 'Start', exact: true }).click()
     await page.getByTestId('confirm').click()
-    await eventually(async () => (await page.getByTestId('action-result').getAttribute('data-ok')) === 'true', 30_000)
+    await eventually(async () => (await page.getByTestId('action-result').getAttribute('data-ok')) === 'true', {
+      timeoutMs: 30_000,
+    })
     t.equal(await text('stdout'), `-conf=${IMG} -daemon\n`)
     t.match(await text('action-result'), `-conf='${IMG}'`, 'the command literally')
     await inert(t, 'actions')

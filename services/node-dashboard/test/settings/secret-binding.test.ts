@@ -1,6 +1,6 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { freePort } from '@app/node-simulator'
+import { freePort } from '@app/testing'
 import t from 'tap'
 import { build, login } from '../helper.ts'
 

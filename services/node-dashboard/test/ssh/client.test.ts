@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import path from 'node:path'
-import { freePort } from '@app/node-simulator'
+import { freePort } from '@app/testing'
+import { type Sshd, sshdUnavailable, startPasswordSshServer, startSshd } from '@app/testing/ssh'
 import { test } from 'tap'
 import { keyProblem, runSshCommand, SshError } from '../../src/ssh/client.ts'
 import { startCommand } from '../../src/ssh/command.ts'
-import { startPasswordSshServer } from '../support/ssh2-server.ts'
-import { type Sshd, sshdUnavailable, startSshd } from '../support/sshd.ts'
 
 const unavailable = sshdUnavailable()
 if (unavailable) console.log(`# SKIP real-sshd tests: ${unavailable}`)

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { freePort } from '@app/node-simulator'
+import { freePort } from '@app/testing'
 import t from 'tap'
 import { build, login } from '../helper.ts'
 

@@ -1,13 +1,14 @@
-import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { createNodeHost, NODE_BINARY, rpc } from '@app/node-simulator'
+import { eventually } from '@app/testing'
+import { chromiumMissing } from '@app/testing/browser'
+import { sshdUnavailable, startSshd } from '@app/testing/ssh'
 import { test } from 'tap'
 import { build, TEST_PASSWORD } from '../helper.ts'
-import { sshdUnavailable, startSshd } from '../support/sshd.ts'
-import { CHROMIUM, eventually, openBrowser } from './browser.ts'
+import { openBrowser } from './browser.ts'
 
 // The whole dashboard in headless Chromium against the real service, a daemonised node simulator and a real sshd.
-test('the dashboard SPA end to end', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, async (t) => {
+test('the dashboard SPA end to end', { skip: chromiumMissing() }, async (t) => {
   const app = await build(t, { env: { METRICS_SAMPLE_SECONDS: '1', LOGIN_MAX_FAILURES: '4' } })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
@@ -187,20 +188,21 @@ test('the dashboard SPA end to end', { skip: existsSync(CHROMIUM) ? false : `${C
     await page.getByRole('dialog').waitFor()
     await page.getByTestId('confirm').click()
     const result = page.getByTestId('action-result')
-    await eventually(async () => (await result.getAttribute('data-ok')) === 'true', 30_000)
+    await eventually(async () => (await result.getAttribute('data-ok')) === 'true', { timeoutMs: 30_000 })
     await node.waitExited()
     await nav('Overview').click()
-    await eventually(async () => (await page.getByTestId('node-state').getAttribute('data-state')) === 'down', 10_000)
+    await eventually(async () => (await page.getByTestId('node-state').getAttribute('data-state')) === 'down', {
+      timeoutMs: 10_000,
+    })
     await browser.screenshot('07-overview-node-down')
 
     await nav('Actions').click()
     await page.getByRole('button', { name: 'Start', exact: true }).click()
     await page.getByTestId('confirm').click()
     t.match(await page.getByTestId('action-status').textContent(), /Running start/)
-    await eventually(
-      async () => (await page.locator('[data-testid="action-result"] h2').textContent()) === 'start: succeeded',
-      60_000,
-    )
+    await eventually(async () => (await page.locator('[data-testid="action-result"] h2').textContent()) === 'start: succeeded', {
+      timeoutMs: 60_000,
+    })
     t.equal(await page.getByTestId('exit-code').textContent(), '0')
     await browser.screenshot('08-actions-start')
     await nav('Overview').click()
@@ -209,8 +211,7 @@ test('the dashboard SPA end to end', { skip: existsSync(CHROMIUM) ? false : `${C
         await page.getByRole('button', { name: 'Refresh now' }).click()
         return (await page.getByTestId('height').textContent({ timeout: 1000 })) === nodeHeight.toLocaleString('en-US')
       },
-      30_000,
-      1000,
+      { timeoutMs: 30_000, intervalMs: 1000 },
     )
     // The first connection recorded the host key (trust on first use); the settings show it.
     await nav('Settings').click()
@@ -261,8 +262,7 @@ test('the dashboard SPA end to end', { skip: existsSync(CHROMIUM) ? false : `${C
         await page.getByRole('button', { name: 'Log in' }).click()
         return (await answered).status() === 429 && lockedOut()
       },
-      30_000,
-      100,
+      { timeoutMs: 30_000, intervalMs: 100 },
     )
     t.equal(await page.getByRole('button', { name: 'Log in' }).isDisabled(), true)
     await browser.screenshot('11-login-too-many')

@@ -1,13 +1,14 @@
-import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { startNodeSimulator } from '@app/node-simulator'
+import { eventually } from '@app/testing'
+import { chromiumMissing } from '@app/testing/browser'
 import { test } from 'tap'
 import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { CHROMIUM, eventually, openBrowser } from './browser.ts'
+import { openBrowser } from './browser.ts'
 
 // The overview shows a starting (warm-up) and an unreachable node as states, with the API's detail.
 test('overview states: starting, running, down', {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`,
+  skip: chromiumMissing(),
 }, async (t) => {
   const sim = await startNodeSimulator({ warmup: 'Loading block index…' })
   t.teardown(() => sim.close())

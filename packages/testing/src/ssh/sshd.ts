@@ -6,7 +6,7 @@ import { tmpdir, userInfo } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
-import { freePort } from '@app/node-simulator'
+import { freePort } from '../network.ts'
 
 const exec = promisify(execFile)
 export const SSHD = '/usr/sbin/sshd'

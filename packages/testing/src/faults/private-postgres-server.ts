@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { chown, mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { freePort } from '../network.ts'
 
 const run = promisify(execFile)
 
@@ -26,17 +26,6 @@ function findBinaries(): string | undefined {
     if (existsSync(path.join(bin, 'initdb')) && existsSync(path.join(bin, 'pg_ctl'))) return bin
   }
   return undefined
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Why a private cluster cannot be made here, or undefined when it can. */

@@ -1,6 +1,5 @@
-import net from 'node:net'
 import { test } from 'tap'
-import { redisReachable, undocumentedAnswers } from '../src/testing.ts'
+import { undocumentedAnswers } from '../src/documented-answers.ts'
 
 test('undocumentedAnswers names each operation and status the document does not list, once', async (t) => {
   const doc = { paths: { '/api/x': { get: { responses: { 200: {}, 503: {} } } } } }
@@ -15,13 +14,4 @@ test('undocumentedAnswers names each operation and status the document does not 
     ]),
     ['GET /api/x 500', 'POST /api/x 200'],
   )
-})
-
-test('redisReachable tells a listening port from a closed one', async (t) => {
-  const server = net.createServer((socket) => socket.end())
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => server.close())
-  const { port } = server.address() as net.AddressInfo
-  t.equal(await redisReachable(`redis://127.0.0.1:${port}`), true)
-  t.equal(await redisReachable('redis://127.0.0.1:1'), false)
 })

@@ -1,0 +1,5 @@
+export * from './database.ts'
+export * from './documented-answers.ts'
+export * from './eventually.ts'
+export * from './linear-time.ts'
+export * from './network.ts'

@@ -1,0 +1,2 @@
+export * from './password-server.ts'
+export * from './sshd.ts'
