@@ -1,1 +1,2 @@
 export * from './private-postgres-server.ts'
+export * from './restart-traffic.ts'

@@ -1,6 +1,14 @@
-import { undocumentedAnswers } from '@app/testing'
-import { startPrivatePostgres, unavailableReason } from '@app/testing/faults'
-import type { InjectOptions } from 'fastify'
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  postgresOutage,
+  slowest,
+  startPrivatePostgres,
+  startTraffic,
+  type TrafficAnswer,
+  tally,
+  unavailableReason,
+  undocumentedTraffic,
+} from '@app/testing/faults'
 import { test } from 'tap'
 import { FUZZ_ENV } from '../fuzz/support.ts'
 import { build } from '../helper.ts'
@@ -8,18 +16,6 @@ import { pngImage, uploadRequest } from '../uploads/fixtures.ts'
 
 const skip = unavailableReason()
 if (skip) console.log(`# SKIP database fault tests: ${skip}`)
-
-interface Answer {
-  kind: string
-  startedAt: number
-  endedAt: number
-  status: number
-  body: string
-  retryAfter?: string
-  id?: string
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery without restart, no upload lost', {
   skip,
@@ -30,43 +26,25 @@ test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery withou
   const a = await build(t, { env })
   const b = await build(t, { env })
   const images = await Promise.all(Array.from({ length: 60 }, (_, i) => pngImage(5000 + i, 96, 64)))
-  const answers: Answer[] = []
   let next = 0
   let lastId: string | undefined
-  let running = true
+  const uploadedId = (x: TrafficAnswer) =>
+    x.kind === 'upload' && (x.status === 201 || x.status === 202) ? (JSON.parse(x.body).meme.id as string) : undefined
 
-  const call = async (kind: string, options: InjectOptions) => {
-    const startedAt = Date.now()
-    const res = await a.inject(options)
-    const answer: Answer = {
-      kind,
-      startedAt,
-      endedAt: Date.now(),
-      status: res.statusCode,
-      body: res.body,
-      retryAfter: res.headers['retry-after'] as string | undefined,
-    }
-    if (kind === 'upload' && (res.statusCode === 201 || res.statusCode === 202)) answer.id = res.json().meme.id
-    answers.push(answer)
-    return answer
-  }
   // One client that uploads and reads in turn, the way a browser session would, until told to stop.
-  const traffic = (async () => {
-    while (running) {
-      const image = images[next++ % images.length] as Buffer
-      const up = await call('upload', uploadRequest(image, { filename: `m${next}.png` }))
-      if (up.id) lastId = up.id
-      await call('list', { url: '/api/memes?pageSize=48' })
-      await call('search', { url: '/api/memes?q=meme' })
-      await call('tags', { url: '/api/tags' })
-      await call('health', { url: '/api/health' })
-      if (lastId) {
-        await call('read', { url: `/api/memes/${lastId}` })
-        await call('media', { url: `/media/${lastId}` })
-      }
-      await sleep(20)
+  const traffic = startTraffic(a, async (call) => {
+    const image = images[next++ % images.length] as Buffer
+    lastId = uploadedId(await call('upload', uploadRequest(image, { filename: `m${next}.png` }))) ?? lastId
+    await call('list', { url: '/api/memes?pageSize=48' })
+    await call('search', { url: '/api/memes?q=meme' })
+    await call('tags', { url: '/api/tags' })
+    await call('health', { url: '/api/health' })
+    if (lastId) {
+      await call('read', { url: `/api/memes/${lastId}` })
+      await call('media', { url: `/media/${lastId}` })
     }
-  })()
+  })
+  const answers = traffic.answers
 
   // Each kind of call and its operation in the OpenAPI document: what it answered must be listed there.
   const operations: Record<string, [string, string]> = {
@@ -79,36 +57,18 @@ test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery withou
     media: ['get', '/media/{id}'],
   }
   const doc = (await b.inject({ url: '/openapi.json' })).json()
-  const undocumented = (list: Answer[]) =>
-    undocumentedAnswers(
-      doc,
-      list.map((x) => ({ operation: operations[x.kind] as [string, string], status: x.status })),
-    )
-  const byStatus = (list: Answer[]) =>
-    list.reduce<Record<string, number>>((acc, x) => {
-      acc[`${x.kind} ${x.status}`] = (acc[`${x.kind} ${x.status}`] ?? 0) + 1
-      return acc
-    }, {})
   await sleep(4000)
-  t.comment(`before: ${JSON.stringify(byStatus(answers))}`)
+  t.comment(`before: ${JSON.stringify(tally(answers))}`)
   // A clean shutdown (fast: clients are disconnected) and then a crash (immediate: no shutdown checkpoint).
   for (const mode of ['fast', 'immediate'] as const) {
-    await pg.stop(mode)
-    const downFrom = Date.now()
-    await sleep(5000)
-    const downUntil = Date.now()
-    await pg.start()
-    const upAgain = Date.now()
     // Recovered: a fresh upload is published, without restarting the app.
-    let recoveredAt: number | undefined
-    while (!recoveredAt && Date.now() - upAgain < 30_000) {
-      await sleep(200)
-      recoveredAt = answers.find((x) => x.startedAt > upAgain && x.kind === 'upload' && x.status === 201)?.endedAt
-    }
-    await sleep(2000)
-    const down = answers.filter((x) => x.startedAt >= downFrom && x.endedAt <= downUntil)
-    t.comment(`${mode} stop, while down: ${JSON.stringify(byStatus(down))}`)
-    t.comment(`${mode} stop, after: ${JSON.stringify(byStatus(answers.filter((x) => x.startedAt > upAgain)))}`)
+    const { down, upAgain, recoveredAt } = await postgresOutage(pg, traffic, {
+      mode,
+      recovered: (x) => x.kind === 'upload' && x.status === 201,
+      settleMs: 2000,
+    })
+    t.comment(`${mode} stop, while down: ${JSON.stringify(tally(down))}`)
+    t.comment(`${mode} stop, after: ${JSON.stringify(tally(answers.filter((x) => x.startedAt > upAgain)))}`)
     t.ok(down.length > 5, `${down.length} requests answered while PostgreSQL was down (${mode})`)
     t.same(
       down.filter((x) => x.status >= 500 && x.status !== 503).map((x) => `${x.kind} ${x.status} ${x.body.slice(0, 120)}`),
@@ -118,25 +78,23 @@ test('PostgreSQL stopped and restarted under traffic: fast 503s, recovery withou
     const unavailable = down.filter((x) => x.status === 503)
     t.ok(unavailable.length > 0, 'requests that need the database answer 503')
     const unclear = unavailable.filter(
-      (x) => typeof (JSON.parse(x.body) as { error?: unknown }).error !== 'string' || !x.retryAfter,
+      (x) => typeof (JSON.parse(x.body) as { error?: unknown }).error !== 'string' || !x.headers['retry-after'],
     )
     t.same(
       unclear.map((x) => x.body),
       [],
       'every 503 has {"error"} and Retry-After',
     )
-    t.same(undocumented(down), [], 'every status answered while down is documented for its route')
+    t.same(undocumentedTraffic(doc, operations, down), [], 'every status answered while down is documented for its route')
     t.equal(down.filter((x) => x.kind === 'upload' && x.status < 300).length, 0, 'no upload is accepted while down')
-    const slowest = Math.max(...down.map((x) => x.endedAt - x.startedAt))
-    t.ok(slowest < 3500, `slowest answer while down: ${slowest} ms (fail fast, < 3.5 s)`)
+    t.ok(slowest(down) < 3500, `slowest answer while down: ${slowest(down)} ms (fail fast, < 3.5 s)`)
     t.ok(recoveredAt, `an upload succeeded after PostgreSQL came back (${mode}), without restarting the service`)
     t.comment(`recovered ${recoveredAt ? recoveredAt - upAgain : 'never'} ms after PostgreSQL was started again (${mode})`)
   }
-  running = false
-  await traffic
+  await traffic.stop()
 
   // Every upload that got 201/202 is stored with its media; nothing is half-written.
-  const acceptedIds = [...new Set(answers.filter((x) => x.id).map((x) => x.id as string))]
+  const acceptedIds = [...new Set(answers.map(uploadedId).filter((id) => id !== undefined))]
   const memes = (await a.db.query<{ id: string; status: string }>('SELECT id, status FROM memes')).rows
   const media = (await a.db.query<{ meme_id: string }>('SELECT meme_id FROM meme_media')).rows
   const stored = new Set(memes.map((m) => m.id))
