@@ -8,8 +8,8 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core'
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /** Why the browser tests cannot run on this machine (a missing system component: a visible skip), or false. */
-export function chromiumMissing(): string | false {
-  return existsSync(CHROMIUM_PATH) ? false : `${CHROMIUM_PATH} not installed (set CHROMIUM_PATH to another Chromium)`
+export function chromiumMissing(executable = CHROMIUM_PATH): string | false {
+  return existsSync(executable) ? false : `${executable} not installed (set CHROMIUM_PATH to another Chromium)`
 }
 
 export interface Chromium {

@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto'
+import { expectRoutes } from '@app/testing'
+import { chromiumMissing } from '@app/testing/browser'
 import sharp from 'sharp'
 import { test } from 'tap'
-import { launch, memePng, screenshot, serve, skipWithout, watchErrors } from './browser.ts'
+import { launch, memePng, screenshot, serve, watchErrors } from './browser.ts'
 
 const ADMIN_TOKEN = 'web-test-admin-token-7f3a9c'
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
-test('admin page: sign in, review near-duplicates, edit, approve; the meme reaches the gallery', async (t) => {
+test('admin page: sign in, review near-duplicates, edit, approve; the meme reaches the gallery', {
+  skip: chromiumMissing(),
+}, async (t) => {
   // Review score 0: every upload waits for an admin.
   const { app, base } = await serve(t, { ADMIN_TOKEN, MODERATION_REVIEW_SCORE: '0', CAPTIONER: 'none' })
   const needed: ['GET' | 'POST' | 'PATCH' | 'DELETE', string][] = [
@@ -20,7 +24,7 @@ test('admin page: sign in, review near-duplicates, edit, approve; the meme reach
     ['POST', '/api/admin/tags'],
     ['DELETE', '/api/admin/tags/:name'],
   ]
-  if (skipWithout(t, app, needed)) return
+  if (!expectRoutes(t, app, needed)) return
   const context = await launch(t)
   const page = await context.newPage()
   const errors = watchErrors(page)
@@ -110,7 +114,7 @@ test('admin page: sign in, review near-duplicates, edit, approve; the meme reach
   t.same(errors, [], 'no script errors or policy violations')
 })
 
-test('admin page: without a configured token the page says the admin API is off', async (t) => {
+test('admin page: without a configured token the page says the admin API is off', { skip: chromiumMissing() }, async (t) => {
   // Without ADMIN_TOKEN the admin routes do not exist at all: every admin call is a 404.
   const { base } = await serve(t, {})
   const context = await launch(t)

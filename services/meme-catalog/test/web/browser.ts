@@ -35,24 +35,6 @@ export async function launch(t: Teardown): Promise<BrowserContext> {
 export const watchErrors = (page: Page) =>
   watchPageErrors(page, (text) => /Content Security Policy|Trusted Type|Uncaught/i.test(text))
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
-
-/**
- * The APIs land in parallel with the pages: when the app under test lacks an endpoint a browser test needs,
- * the test records a skip naming it and returns true.
- */
-export function skipWithout(
-  t: { pass(message: string, extra: { skip: string }): unknown },
-  app: { hasRoute(o: { method: Method; url: string }): boolean },
-  routes: [Method, string][],
-): boolean {
-  const missing = routes.filter(([method, url]) => !app.hasRoute({ method, url }))
-  if (missing.length === 0) return false
-  const reason = `endpoint not implemented yet: ${missing.map(([m, u]) => `${m} ${u}`).join(', ')}`
-  t.pass(reason, { skip: reason })
-  return true
-}
-
 /** A meme-like PNG (coloured background, a face, big text); the seed makes the bytes unique. */
 export async function memePng(seed: number, text = 'HELLO BROWSER'): Promise<Buffer> {
   const hue = (seed * 53) % 360

@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { expectRoutes } from '@app/testing'
+import { chromiumMissing } from '@app/testing/browser'
 import { test } from 'tap'
-import { launch, screenshot, serve, skipWithout, watchErrors } from './browser.ts'
+import { launch, screenshot, serve, watchErrors } from './browser.ts'
 
 const cardCaptions = (page: import('playwright-core').Page) => page.locator('#grid .card .caption').allTextContents()
 
-test('gallery: browse, search with a typo, filter by tags, view a meme', async (t) => {
+test('gallery: browse, search with a typo, filter by tags, view a meme', { skip: chromiumMissing() }, async (t) => {
   const { app, base } = await serve(t, { DEMO_MEMES: 'true' })
   const routes: ['GET', string][] = [
     ['GET', '/api/memes'],
@@ -12,7 +14,7 @@ test('gallery: browse, search with a typo, filter by tags, view a meme', async (
     ['GET', '/api/tags'],
     ['GET', '/media/:id'],
   ]
-  if (skipWithout(t, app, routes)) return
+  if (!expectRoutes(t, app, routes)) return
   const context = await launch(t)
   const page = await context.newPage()
   const errors = watchErrors(page)
@@ -133,10 +135,10 @@ test('gallery: browse, search with a typo, filter by tags, view a meme', async (
   t.same(errors, [], 'no script errors or policy violations')
 })
 
-test('gallery: a rate-limited read says when to retry', async (t) => {
+test('gallery: a rate-limited read says when to retry', { skip: chromiumMissing() }, async (t) => {
   // An hour-long window: the budget cannot refill between the page load and the searches.
   const { app, base } = await serve(t, { DEMO_MEMES: 'true', READ_RATE_LIMIT: '3', RATE_LIMIT_WINDOW_SECONDS: '3600' })
-  if (skipWithout(t, app, [['GET', '/api/memes']])) return
+  if (!expectRoutes(t, app, [['GET', '/api/memes']])) return
   const context = await launch(t)
   const page = await context.newPage()
   await page.goto(`${base}/`)

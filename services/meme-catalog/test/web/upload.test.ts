@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto'
+import { expectRoutes } from '@app/testing'
+import { chromiumMissing } from '@app/testing/browser'
 import sharp from 'sharp'
 import { test } from 'tap'
-import { launch, memePng, screenshot, serve, skipWithout, watchErrors } from './browser.ts'
+import { launch, memePng, screenshot, serve, watchErrors } from './browser.ts'
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64')
 
-test('upload form: pre-checks, server answers, quota and retry time', async (t) => {
+test('upload form: pre-checks, server answers, quota and retry time', { skip: chromiumMissing() }, async (t) => {
   const { app, base } = await serve(t, { CAPTIONER: 'none', UPLOAD_QUOTA_HOUR: '2' })
   if (
-    skipWithout(t, app, [
+    !expectRoutes(t, app, [
       ['POST', '/api/memes'],
       ['GET', '/api/memes'],
       ['GET', '/media/:id'],
