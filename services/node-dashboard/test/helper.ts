@@ -1,21 +1,10 @@
 import { type Database, loadConfig } from '@app/common'
-import { createTestDatabase } from '@app/testing'
+import { buildTestApp, type TestAppOptions } from '@app/testing'
 import type { FastifyInstance } from 'fastify'
 import { type App, buildApp } from '../src/app.ts'
 import { configSchema } from '../src/config.ts'
 
-interface Teardown {
-  teardown(fn: () => unknown): void
-}
-
-export interface BuildOptions {
-  /** Environment overrides (strings, as a user would set them). */
-  env?: Record<string, string>
-  /** Share an open database with another instance. */
-  db?: Database
-  /** Share the data folder / database URL of another instance. */
-  shareWith?: FastifyInstance
-}
+export type BuildOptions = TestAppOptions<Database>
 
 export const TEST_PASSWORD = 'correct horse battery staple'
 
@@ -28,25 +17,13 @@ export async function login(app: FastifyInstance, password = TEST_PASSWORD): Pro
   return `${cookie.name}=${cookie.value}`
 }
 
+const dashboard = {
+  build: (env: Record<string, string>, deps: { db?: Database }) => buildApp(loadConfig(configSchema, env), deps),
+  // A known password for login(); pass DASHBOARD_PASSWORD: '' in env to test the generated one.
+  env: { DASHBOARD_PASSWORD: TEST_PASSWORD },
+}
+
 /** Starts the dashboard on a fresh database and closes both when the test ends. */
-export async function build(t: Teardown, options: BuildOptions = {}): Promise<App> {
-  const shared = options.shareWith as App | undefined
-  const database = shared ? undefined : await createTestDatabase()
-  const config = loadConfig(configSchema, {
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    LOG_FORMAT: 'json',
-    // A known password for login(); pass DASHBOARD_PASSWORD: '' in env to test the generated one.
-    DASHBOARD_PASSWORD: TEST_PASSWORD,
-    ...(shared
-      ? { DATA_DIR: shared.config.DATA_DIR, ...(shared.config.DATABASE_URL ? { DATABASE_URL: shared.config.DATABASE_URL } : {}) }
-      : { DATA_DIR: database!.dataDir, ...(database!.url ? { DATABASE_URL: database!.url } : {}) }),
-    ...options.env,
-  })
-  const fastify = buildApp(config, { db: options.db ?? (shared && !config.DATABASE_URL ? shared.db : undefined) })
-  await fastify.ready()
-  t.teardown(async () => {
-    await fastify.close()
-    await database?.cleanup()
-  })
-  return fastify
+export function build(t: { teardown(fn: () => unknown): void }, options: BuildOptions = {}): Promise<App> {
+  return buildTestApp(t, dashboard, options)
 }
