@@ -35,7 +35,7 @@ export type AppDeps = ServiceDeps
  * Errors are `{detail}` with 422 for a validation failure, an unparsable body included (400 means a missing
  * setting). Every answer gets the shell's hardening headers; API answers and static assets are never cached.
  */
-const answers: AnswerPolicy = {
+export const answers: AnswerPolicy = {
   messageKey: 'detail',
   validationStatus: 422,
   unparsableBodyIsInvalid: true,

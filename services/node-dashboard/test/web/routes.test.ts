@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib'
 import { createErrorHandler, createNotFoundHandler } from '@app/common'
 import Fastify from 'fastify'
 import { test } from 'tap'
+import { answers } from '../../src/app.ts'
 import { webDistDir } from '../../src/service-root.ts'
 import { webSourceHash } from '../../src/web/build.ts'
 import { webRoutes } from '../../src/web/routes.ts'
@@ -107,8 +108,8 @@ test('without a build, GET / answers 503 with what to run and the API keeps work
   const empty = await mkdtemp(path.join(os.tmpdir(), 'web-dist-'))
   t.teardown(() => rm(empty, { recursive: true, force: true }))
   const app = Fastify({ logger: false })
-  app.setErrorHandler(createErrorHandler({ messageKey: 'detail', validationStatus: 422 }))
-  app.setNotFoundHandler(createNotFoundHandler('detail'))
+  app.setErrorHandler(createErrorHandler(answers))
+  app.setNotFoundHandler(createNotFoundHandler(answers.messageKey))
   await app.register(webRoutes, { distDir: empty })
   app.get('/api/ping', async () => ({ ok: true }))
   t.teardown(() => app.close())
