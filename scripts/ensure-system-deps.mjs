@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs'
 
 const wanted = [
   { bin: '/usr/sbin/sshd', pkg: 'openssh-server', for: 'SSH start/restart tests' },
-  { bin: '/usr/bin/chromium', pkg: 'chromium', for: 'browser tests' },
+  // A browser named by CHROMIUM_PATH (CI's Google Chrome) stands in for Debian's package.
+  { bin: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', pkg: 'chromium', for: 'browser tests' },
   { bin: '/usr/bin/ssh-keygen', pkg: 'openssh-client', for: 'SSH test keys' },
   { bin: '/usr/bin/docker-compose', pkg: 'docker-compose', for: 'the docker-compose.yml validation' },
 ]
