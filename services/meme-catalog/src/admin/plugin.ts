@@ -1,7 +1,7 @@
+import { repositoryPlugin } from '@app/common'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
-import { repositoryPlugin } from '../repository-plugin.ts'
 import { createAdminAuth } from './auth.ts'
 import { adminMemesRoutes } from './memes-routes.ts'
 import { adminOpenapiRoute, registerAdminSwagger } from './openapi.ts'

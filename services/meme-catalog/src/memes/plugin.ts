@@ -1,6 +1,6 @@
+import { repositoryPlugin } from '@app/common'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { repositoryPlugin } from '../repository-plugin.ts'
 import { createMemesRepository, type MemesRepository } from './repository.ts'
 import { createMemeUseCases, type MemeUseCases } from './use-cases.ts'
 

@@ -1,4 +1,4 @@
-import { repositoryPlugin } from '../repository-plugin.ts'
+import { repositoryPlugin } from '@app/common'
 import { createUploadsRepository, type UploadsRepository } from './repository.ts'
 
 declare module 'fastify' {

@@ -1,12 +1,12 @@
-import type { Queryable } from '@app/common'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Database } from './db/types.ts'
 
 /** The one way a domain attaches its repository: `fastify[decorator] = create(fastify.db)`, as a named plugin. */
 export function repositoryPlugin<K extends keyof FastifyInstance>(
   name: string,
   decorator: K,
-  create: (db: Queryable) => FastifyInstance[K],
+  create: (db: Database) => FastifyInstance[K],
 ) {
   return fp(
     async function repository(fastify: FastifyInstance) {
