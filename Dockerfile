@@ -4,8 +4,8 @@
 #   docker build --build-arg SERVICE=node-dashboard --build-arg PORT=8081 .
 # The image holds the compiled server (dist/), its migrations and pages, and production dependencies only.
 
-# The current Node LTS line. An even major enters LTS each October: 26 became LTS in October 2026,
-# so move this to 28 in October 2028 (package.json engines keeps the oldest supported line, 20.19).
+# The current Node LTS line: 26 entered LTS in October 2026; move this when the next line enters LTS
+# (package.json engines keeps the oldest supported line, 20.19).
 ARG NODE_MAJOR=26
 
 FROM node:${NODE_MAJOR}-slim AS build
