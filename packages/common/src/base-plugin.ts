@@ -8,7 +8,7 @@ import { type DatabasePluginOptions, databasePlugin } from './database-plugin.ts
 import type { Database } from './db/index.ts'
 import { createErrorHandler, createNotFoundHandler, guardJsonBodies } from './errors.ts'
 import { rateLimitPlugin } from './rate-limit.ts'
-import { addMissingSecurityHeaders, apiSecurityPolicy, noStore } from './security-headers.ts'
+import { addMissingSecurityHeaders, noStore } from './security-headers.ts'
 import { type AnswerPolicy, createFastify, type LogOverrides } from './server.ts'
 import { documentDatabaseUnavailable, type UnavailableDocOptions } from './unavailable.ts'
 
@@ -31,10 +31,9 @@ export const basePlugin = fp(
     fastify.setErrorHandler(createErrorHandler(answers))
     fastify.setNotFoundHandler(createNotFoundHandler(answers.messageKey))
     guardJsonBodies(fastify)
-    const securityHeaders = answers.securityHeaders ?? apiSecurityPolicy
     // Root onSend: API answers, errors and 404s get the baseline too (pages set their stricter headers first).
     fastify.addHook('onSend', async (request, reply, payload) => {
-      addMissingSecurityHeaders(reply, request.url, securityHeaders)
+      addMissingSecurityHeaders(reply, request.url, answers.securityHeaders)
       return payload
     })
     documentDatabaseUnavailable(fastify, databaseUnavailable)

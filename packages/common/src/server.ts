@@ -7,12 +7,11 @@ import Fastify, { type FastifyInstance, type FastifyLoggerOptions, type FastifyR
 import type { DestinationStream } from 'pino'
 import { type BaseConfig, baseConfigProperties, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
 import type { ErrorHandlerOptions } from './errors.ts'
-import { addMissingSecurityHeaders, apiSecurityPolicy, noStore, type SecurityHeaderPolicy } from './security-headers.ts'
+import { addMissingSecurityHeaders, noStore, type SecurityHeaderPolicy } from './security-headers.ts'
 
 /** How a service answers: its error body shape and the headers on every answer (Fastify's own errors included). */
 export interface AnswerPolicy extends ErrorHandlerOptions {
-  /** Default: the API baseline. */
-  securityHeaders?: SecurityHeaderPolicy
+  securityHeaders: SecurityHeaderPolicy
 }
 
 /** Header and body fields that may carry secrets: never logged. */
@@ -44,7 +43,7 @@ export function fastifyOptions(
   {
     messageKey,
     validationStatus,
-    securityHeaders = apiSecurityPolicy,
+    securityHeaders,
     pretty = config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT !== 'json' && process.stdout.isTTY),
   }: AnswerPolicy & { pretty?: boolean },
 ): FastifyServerOptions {

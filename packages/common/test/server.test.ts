@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
+import { apiSecurityPolicy } from '../src/security-headers.ts'
 
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'server.ts')
 
@@ -61,7 +62,9 @@ test('errors Fastify answers before routing carry the service body shape', async
   const { default: Fastify } = await import('fastify')
   const { fastifyOptions } = await import('../src/server.ts')
   const config = { LOG_LEVEL: 'silent', LOG_FORMAT: 'json', TRUST_PROXY: 'false' } as const
-  const app = Fastify(fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, pretty: false }))
+  const app = Fastify(
+    fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, securityHeaders: apiSecurityPolicy, pretty: false }),
+  )
   app.get('/items/:id', async () => ({ ok: true }))
   t.teardown(() => app.close())
   const badUrl = await app.inject('/items/%ED%A0%80')
@@ -89,7 +92,9 @@ async function listen(
   const { Type } = await import('@sinclair/typebox')
   const { baseConfigProperties } = await import('../src/config.ts')
   const config = loadConfig(Type.Object(baseConfigProperties), { LOG_LEVEL: 'silent', LOG_FORMAT: 'json', ...env })
-  const app = Fastify(fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, pretty: false }))
+  const app = Fastify(
+    fastifyOptions(config, { messageKey: 'detail', validationStatus: 422, securityHeaders: apiSecurityPolicy, pretty: false }),
+  )
   const { createErrorHandler } = await import('../src/errors.ts')
   app.setErrorHandler(createErrorHandler({ messageKey: 'detail', validationStatus: 422 }))
   app.post('/echo', async (request) => ({ body: request.body }))

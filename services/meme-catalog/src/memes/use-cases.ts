@@ -102,7 +102,8 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
      * Applies moderation's decision to an upload after `admit` (quota check and charge) in the same
      * transaction: rejected bytes are remembered, anything else is stored with a caption job.
      */
-    async upload<T>(meme: NewMeme, admit: (tx: Queryable) => Promise<T>): Promise<UploadOutcome<T>> {
+    async upload<T>(upload: NewMeme, admit: (tx: Queryable) => Promise<T>): Promise<UploadOutcome<T>> {
+      const meme = { ...upload, captionJob: true }
       const outcome = await rollbackTo(
         db.transaction(async (tx): Promise<UploadOutcome<T>> => {
           const admitted = await admit(tx)
@@ -110,13 +111,13 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
             await createMemeWriteRepository(tx).rememberRejected(meme.id, meme.moderationScore, meme.moderationReason)
             return { rejected: true, admitted }
           }
-          const [row] = await store(tx, [{ ...meme, captionJob: true }])
+          const [row] = await store(tx, [meme])
           // Identical bytes stored concurrently: undo the quota charge, the stored one answers.
           if (!row) throw new Rollback<UploadOutcome<T>>({ duplicate: true })
           return { stored: row, admitted }
         }),
       )
-      if ('stored' in outcome) await afterInsert([{ ...meme, captionJob: true }], [outcome.stored])
+      if ('stored' in outcome) await afterInsert([meme], [outcome.stored])
       return outcome
     },
 
