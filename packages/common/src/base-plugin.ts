@@ -7,6 +7,7 @@ import type { BaseConfig } from './config.ts'
 import { type DatabasePluginOptions, databasePlugin } from './database-plugin.ts'
 import type { Database } from './db/index.ts'
 import { createErrorHandler, createNotFoundHandler, guardJsonBodies } from './errors.ts'
+import { noStoreHeader } from './openapi.ts'
 import { rateLimitPlugin } from './rate-limit.ts'
 import { addMissingSecurityHeaders, noStore } from './security-headers.ts'
 import { type AnswerPolicy, createFastify, type LogOverrides } from './server.ts'
@@ -99,9 +100,18 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     '/api/health',
     {
       schema: {
+        operationId: 'getHealth',
         summary: 'Liveness',
         tags: ['health'],
-        response: { 200: Type.Object({ ok: Type.Literal(true) }) },
+        response: {
+          200: Type.Object(
+            { ok: Type.Literal(true) },
+            {
+              'x-response-description': 'The process serves requests.',
+              headers: noStoreHeader,
+            },
+          ),
+        },
       },
     },
     async (_request, reply) => {

@@ -1,3 +1,4 @@
+import { noStoreHeader, rateLimitHeaders, retryAfterHeader } from '@app/common'
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -28,27 +29,19 @@ export const described = <T extends TSchema>(schema: T, description: string): T 
 /** An answer with the Error body. */
 export const errorResponse = (description: string) => ref(ErrorBody, { 'x-response-description': description })
 
-/** Headers every rate-limited answer carries (OpenAPI documentation of the 200s). */
-export const rateLimitHeaders = {
-  'RateLimit-Limit': { type: 'integer', description: 'Requests allowed in the current window.' },
-  'RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current window.' },
-  'RateLimit-Reset': { type: 'string', format: 'date-time', description: 'When the current window ends.' },
-}
+/** Headers every rate-limited answer carries (the OpenAPI transform adds them to each response of such a route). */
+export { rateLimitHeaders, retryAfterHeader }
 
-const retryAfterHeader = {
-  'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds until the budget is refilled.' },
-}
-
-/** A rate-limited success answer: the body schema with the RateLimit-* headers documented. */
-export function withRateLimitHeaders<T extends TSchema>(schema: T, description: string): T {
-  return { ...schema, description, headers: rateLimitHeaders } as T
+/** A success answer sent with Cache-Control: no-store (RateLimit-* come from the OpenAPI transform). */
+export function noStoreResponse<T extends TSchema>(schema: T, description: string): T {
+  return { ...schema, description, headers: noStoreHeader } as T
 }
 
 /** A 503 answer: Error body and Retry-After. */
 export const unavailableResponse = (description: string) =>
   ref(ErrorBody, {
     'x-response-description': description,
-    headers: { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying.' } },
+    headers: retryAfterHeader,
   })
 
 /** 503 of every database-backed route: PostgreSQL is unreachable (see documentDatabaseUnavailable). */
@@ -58,6 +51,12 @@ export const databaseUnavailableResponse = unavailableResponse('The database is 
 export const tooManyRequestsResponse = ref(ErrorBody, {
   'x-response-description': 'Rate limited; retry after Retry-After seconds.',
   headers: { ...retryAfterHeader, ...rateLimitHeaders },
+})
+
+/** 429 of an upload: a quota or the upload rate limit is spent (RateLimit-* comes with every upload answer). */
+export const tooManyUploadsResponse = ref(ErrorBody, {
+  'x-response-description': 'Upload quota or upload rate limit exhausted; retry after Retry-After seconds.',
+  headers: retryAfterHeader,
 })
 
 export interface SharedSchemasOptions {

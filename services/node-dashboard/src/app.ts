@@ -20,7 +20,7 @@ import { explorerRoutes } from './explorer/routes.ts'
 import { historyPlugin } from './history/plugin.ts'
 import { historyRoutes } from './history/routes.ts'
 import { leasesPlugin } from './leases/plugin.ts'
-import { openapiPlugin } from './openapi/plugin.ts'
+import { docsRoutes, openapiPlugin } from './openapi/plugin.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
 import { DatabaseUnavailableBody } from './schemas.ts'
 import { serviceRoot } from './service-root.ts'
@@ -81,6 +81,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(historyRoutes)
   await fastify.register(explorerRoutes, { config })
   await fastify.register(actionRoutes, { config })
+  await fastify.register(docsRoutes)
   // The single-page app: GET / and /static/* (builds web/ into dist/web when missing or stale).
   await fastify.register(webRoutes)
 }

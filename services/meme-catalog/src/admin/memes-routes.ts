@@ -31,6 +31,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
     {
       config,
       schema: {
+        operationId: 'adminListMemes',
         summary: 'List memes for review',
         description:
           'Full records of live (not deleted) memes, newest first, optionally of one status. A page beyond the last is clamped.',
@@ -50,6 +51,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
     {
       config,
       schema: {
+        operationId: 'adminGetMeme',
         summary: 'Get one meme (any status)',
         tags: ['admin'],
         params: MemeIdParams,
@@ -72,6 +74,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
     {
       config,
       schema: {
+        operationId: 'adminGetMedia',
         summary: 'Fetch the image of a meme of any status',
         description: 'The stored WebP, also for pending and rejected memes (the public /media/{id} serves approved ones only).',
         tags: ['admin'],
@@ -104,6 +107,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
       {
         config,
         schema: {
+          operationId: verb === 'approve' ? 'adminApproveMeme' : 'adminRejectMeme',
           summary: verb === 'approve' ? 'Approve a meme (publish it)' : 'Reject a meme (hide it from the public)',
           description: `Sets status to ${to} from any other status; already ${to}: no change, same answer.`,
           tags: ['admin'],
@@ -124,6 +128,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
     {
       config,
       schema: {
+        operationId: 'adminDeleteMeme',
         summary: 'Delete a meme (soft delete)',
         description: 'Sets deleted_at: the meme disappears from every listing and read; the row stays for the audit trail.',
         tags: ['admin'],
@@ -146,6 +151,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
     {
       config,
       schema: {
+        operationId: 'adminUpdateMeme',
         summary: 'Edit caption and/or tags',
         description:
           'caption (max 2000 characters, trimmed) and/or tags (the complete new list; each must exist in the catalog). ' +
@@ -182,6 +188,7 @@ export const adminMemesRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateL
     {
       config,
       schema: {
+        operationId: 'adminRecaptionMeme',
         summary: 'Caption a meme again',
         description: 'Queues a caption job; its result replaces caption and tags (an edit made before this call is overwritten).',
         tags: ['admin'],

@@ -1,4 +1,4 @@
-import type { RouteRateLimit } from '@app/common'
+import { noStoreHeader, openapiTransform, type RouteRateLimit } from '@app/common'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
@@ -13,6 +13,8 @@ declare module 'fastify' {
 }
 
 export const ADMIN_TAG = 'admin'
+
+const adminTransform = openapiTransform({ security: () => [{ adminToken: [] }], everyResponse: () => noStoreHeader })
 
 /** Keeps only the component schemas the document references (the shared ones arrive all together). */
 function pruneComponents(document: Record<string, any>): Record<string, any> {
@@ -48,15 +50,20 @@ export async function registerAdminSwagger(fastify: FastifyInstance) {
       },
       servers: [{ url: '/' }],
       tags: [{ name: ADMIN_TAG, description: 'Admin review, editing and tag catalog' }],
-      components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN the service was started with.' },
+        },
+      },
       security: [{ adminToken: [] }],
     },
     hideUntagged: true,
-    // Only admin-tagged routes, even if something else gets registered in this scope.
-    transform: ({ schema, url }) => ({
-      schema: (schema?.tags as string[] | undefined)?.includes(ADMIN_TAG) ? schema : { ...schema, hide: true },
-      url,
-    }),
+    // Only admin-tagged routes, even if something else gets registered in this scope; each names the token and
+    // documents the no-store every admin answer carries.
+    transform: (input) =>
+      (input.schema?.tags as string[] | undefined)?.includes(ADMIN_TAG)
+        ? adminTransform(input as Parameters<typeof adminTransform>[0])
+        : { schema: { ...input.schema, hide: true }, url: input.url },
     transformObject: (document) => pruneComponents((document as { openapiObject: Record<string, any> }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })
@@ -69,6 +76,7 @@ export async function adminOpenapiRoute(fastify: FastifyInstance, { rateLimit }:
     {
       config: { rateLimit },
       schema: {
+        operationId: 'adminGetOpenapiDocument',
         summary: 'The admin API description',
         description: 'OpenAPI 3.1.0 document of the admin routes only (the public /openapi.json leaves them out).',
         tags: [ADMIN_TAG],

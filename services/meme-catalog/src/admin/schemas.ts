@@ -1,6 +1,7 @@
+import { retryAfterHeader } from '@app/common'
 import { Type } from '@sinclair/typebox'
 import { MAX_CAPTION_LENGTH, MAX_TAG_LENGTH, MEME_ID_PATTERN, Meme } from '../memes/schemas.ts'
-import { ErrorBody, errorResponse, ref } from '../schemas.ts'
+import { ErrorBody, ref } from '../schemas.ts'
 
 // Admin schemas are inline (no $id): a named schema would also land in the public document's components.
 const { status: _publicStatus, ...memeFields } = Meme.properties
@@ -107,9 +108,12 @@ export const TagNameParams = Type.Object({ name: Type.String({ minLength: 1, max
 
 /** Statuses every admin route can answer besides its own. */
 export const commonAdminResponses = {
-  401: errorResponse('Missing or wrong admin bearer token.'),
+  401: ref(ErrorBody, {
+    'x-response-description': 'Missing or wrong admin bearer token.',
+    headers: { 'WWW-Authenticate': { type: 'string', description: 'Bearer realm="meme-catalog-admin"' } },
+  }),
   429: ref(ErrorBody, {
     'x-response-description': 'Too many admin requests from this IP; retry after Retry-After seconds.',
-    headers: { 'Retry-After': { type: 'integer', minimum: 1 } },
+    headers: retryAfterHeader,
   }),
 }

@@ -29,6 +29,7 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
     {
       config,
       schema: {
+        operationId: 'adminListTags',
         summary: 'List the tag catalog with usage counts',
         tags: ['admin'],
         response: withCommon({ 200: described(AdminTagList, 'The catalog, sorted by name.') }),
@@ -42,6 +43,7 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
     {
       config,
       schema: {
+        operationId: 'adminAddTag',
         summary: 'Add a tag to the catalog',
         description: 'The name is trimmed and lowercased (1..60 characters after that); names are unique.',
         tags: ['admin'],
@@ -67,6 +69,7 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
     {
       config,
       schema: {
+        operationId: 'adminRemoveTag',
         summary: 'Remove a tag from the catalog and from every meme',
         description: 'The memes that carried it are re-indexed at once.',
         tags: ['admin'],

@@ -66,6 +66,7 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
       // A malformed id is no meme: 404 like any other.
       attachValidation: true,
       schema: {
+        operationId: 'getMedia',
         summary: 'Fetch the normalized image',
         description:
           'The WebP image of an approved meme. Strong ETag (the id), cached as immutable; If-None-Match answers 304. ' +

@@ -2,7 +2,7 @@ import { badRequest, HttpError, noStore, notFound, type RouteRateLimit } from '@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { errorResponse, RateLimit, ref, tooManyRequestsResponse, unavailableResponse, withRateLimitHeaders } from '../schemas.ts'
+import { errorResponse, noStoreResponse, RateLimit, ref, tooManyRequestsResponse, unavailableResponse } from '../schemas.ts'
 import { EmptyQueryError } from '../search/types.ts'
 import { foldTagName } from '../tags/repository.ts'
 import {
@@ -65,6 +65,7 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
     {
       config: { rateLimit: readLimit },
       schema: {
+        operationId: 'listMemes',
         summary: 'List or search approved memes',
         description:
           'Newest first; with q, by relevance then newest. Tag filters are exact and all must match. ' +
@@ -72,7 +73,7 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
         tags: ['memes'],
         querystring: ListQuery,
         response: {
-          200: withRateLimitHeaders(ref(MemeListResponse), 'One page of memes.'),
+          200: noStoreResponse(ref(MemeListResponse), 'One page of memes.'),
           400: errorResponse('An invalid parameter (named in the message) or a query without a searchable word.'),
           429: tooManyRequestsResponse,
           503: unavailableResponse(
@@ -136,11 +137,12 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
       // An id that does not match the pattern is simply not a meme: 404, not 400.
       attachValidation: true,
       schema: {
+        operationId: 'getMeme',
         summary: 'Get one approved meme',
         tags: ['memes'],
         params: MemeIdParams,
         response: {
-          200: withRateLimitHeaders(
+          200: noStoreResponse(
             Type.Object({ meme: ref(Meme), rateLimit: ref(RateLimit) }),
             'The meme and the caller’s read budget.',
           ),

@@ -1,3 +1,4 @@
+import { openapiTransform } from '@app/common'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
@@ -36,6 +37,8 @@ export const openapiPlugin = fp(
         ],
       },
       hiddenTag: ADMIN_TAG,
+      // No public operation needs credentials.
+      transform: openapiTransform({ security: () => [] }),
       hideUntagged: true,
       refResolver: {
         // components/schemas/Meme rather than def-0.
@@ -49,6 +52,7 @@ export const openapiPlugin = fp(
       '/openapi.json',
       {
         schema: {
+          operationId: 'getOpenapiDocument',
           summary: 'API description document',
           description: 'This OpenAPI 3.1.0 document.',
           tags: ['discovery'],

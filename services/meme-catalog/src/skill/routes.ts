@@ -26,12 +26,14 @@ export const skillRoutes: FastifyPluginAsync<{ config: Config }> = async (fastif
     '/meme-api.skill.md',
     {
       schema: {
+        operationId: 'getSkillInstructions',
         summary: 'Instructions for language-model clients',
         description: 'Markdown: the endpoints with real example requests and responses, search semantics, limits, errors.',
         tags: ['discovery'],
         response: {
           200: {
             'x-response-description': 'The instructions.',
+            headers: { 'Cache-Control': { type: 'string', description: 'public, max-age=60' } },
             content: { 'text/markdown': { schema: { type: 'string' } } },
           },
         },

@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import { MAX_EDGE, MAX_PIXELS, MAX_UPLOAD_BYTES, WEBP_MAX_EDGE, WEBP_QUALITY } from '../images/process.ts'
 import { MemeAddResponse, ModerationRejected } from '../memes/schemas.ts'
-import { errorResponse, ref, unavailableResponse } from '../schemas.ts'
+import { errorResponse, ref, tooManyUploadsResponse, unavailableResponse } from '../schemas.ts'
 import { checkUploadHeaders, FIELD_NAME, MAX_REQUEST_BYTES } from './multipart.ts'
 import { createUploadPipeline } from './pipeline.ts'
 import { uploadsRepositoryPlugin } from './plugin.ts'
@@ -39,6 +39,7 @@ const uploads: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, {
       // The body is a multipart stream read by the handler; the schema documents it for OpenAPI only.
       validatorCompiler: () => () => true,
       schema: {
+        operationId: 'addMeme',
         summary: 'Add one meme',
         description:
           `multipart/form-data with one file field \`${FIELD_NAME}\`: PNG or JPEG by content, at most ${MAX_UPLOAD_BYTES} bytes, ` +
@@ -62,7 +63,7 @@ const uploads: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, {
           413: errorResponse('The file or request exceeds 5 MB.'),
           415: errorResponse('The bytes are not a PNG or JPEG image.'),
           422: ref(ModerationRejected, { 'x-response-description': 'Rejected by moderation; nothing is published.' }),
-          429: errorResponse('Upload quota or upload rate limit exhausted.'),
+          429: tooManyUploadsResponse,
           503: unavailableResponse(
             'Every decode slot is busy and the line waiting for one is full, the classifier cannot run (model not ' +
               'loaded, or more than 32 uploads already waiting for it), or the database is unreachable: nothing is ' +

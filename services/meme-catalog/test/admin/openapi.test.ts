@@ -14,7 +14,9 @@ test('GET /admin/openapi.json describes the admin routes only; the public docume
   const doc = res.json()
   t.equal(doc.openapi, '3.1.0')
   t.equal(doc.info.version, '1.1.0')
-  t.same(doc.components.securitySchemes, { adminToken: { type: 'http', scheme: 'bearer' } })
+  t.same(doc.components.securitySchemes, {
+    adminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN the service was started with.' },
+  })
   t.same(doc.security, [{ adminToken: [] }])
   const operations = Object.entries(doc.paths as Record<string, Record<string, { tags: string[]; responses: object }>>).flatMap(
     ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })),

@@ -2,19 +2,24 @@ import { HttpError } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sessionUser } from '../auth/plugin.ts'
 import type { Config } from '../config.ts'
-import { errorResponse } from '../schemas.ts'
+import { described, errorResponse } from '../schemas.ts'
 import type { ActionName } from './repository.ts'
 import { ActionFailure, ActionResult } from './schemas.ts'
 import { type ActionDeps, ActionError, type ActionSteps, restartAction, startAction, stopAction } from './service.ts'
 
-const ACTIONS: Record<ActionName, { run: (deps: ActionDeps) => Promise<ActionSteps>; summary: string; description: string }> = {
+const ACTIONS: Record<
+  ActionName,
+  { run: (deps: ActionDeps) => Promise<ActionSteps>; operationId: string; summary: string; description: string }
+> = {
   stop: {
     run: stopAction,
+    operationId: 'stopNode',
     summary: 'Stop the node (RPC stop)',
     description: 'Calls the RPC `stop`. 502 when the node cannot be reached or refuses.',
   },
   start: {
     run: startAction,
+    operationId: 'startNode',
     summary: 'Start the node over SSH',
     description:
       'Runs `<node_binary> -conf=<config_path> -daemon` (every value single-quoted) on ssh_host as ssh_username. ' +
@@ -22,6 +27,7 @@ const ACTIONS: Record<ActionName, { run: (deps: ActionDeps) => Promise<ActionSte
   },
   restart: {
     run: restartAction,
+    operationId: 'restartNode',
     summary: 'Restart the node (RPC stop, then SSH start)',
     description:
       'RPC stop (a node already down is fine), then the SSH start, retried while the old process still holds its ' +
@@ -45,16 +51,24 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
   // The lock outlives any action that is still making progress; past it, the action is presumed dead.
   const leaseMs = 2 * (config.RPC_TIMEOUT_MS + config.RESTART_START_WAIT_MS + 2 * config.SSH_TIMEOUT_MS) + 60_000
 
-  for (const [action, { run, summary, description }] of Object.entries(ACTIONS) as [ActionName, (typeof ACTIONS)[ActionName]][]) {
+  for (const [action, { run, operationId, summary, description }] of Object.entries(ACTIONS) as [
+    ActionName,
+    (typeof ACTIONS)[ActionName],
+  ][]) {
     fastify.post(
       `/api/actions/${action}`,
       {
         config: { auth: true },
         schema: {
+          operationId,
           summary,
           description,
           tags: ['actions'],
-          response: { 200: ActionResult, ...errorResponse(400, 401, 403, 409), 502: ActionFailure },
+          response: {
+            200: described(ActionResult, 'Done: the action metadata and, for SSH, the remote payload.'),
+            ...errorResponse(400, 401, 403, 409),
+            502: described(ActionFailure, 'The RPC or SSH step failed: the detail, the action metadata and the remote payload.'),
+          },
         },
       },
       async (request) => {

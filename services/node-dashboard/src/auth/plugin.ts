@@ -19,6 +19,14 @@ import { createSessionRepository } from './session-store.ts'
 export const SESSION_COOKIE = 'dashboard_session'
 const SESSION_MAX_AGE_SECONDS = 8 * 3600
 
+/** The Set-Cookie header of login (the new session) and logout (the cleared one), as documented. */
+export const sessionCookieHeader = {
+  'Set-Cookie': {
+    type: 'string' as const,
+    description: `${SESSION_COOKIE}=<id>; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_MAX_AGE_SECONDS} (0 at logout); Secure when SESSION_COOKIE_SECURE is true.`,
+  },
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     credentials: Credentials

@@ -1,9 +1,9 @@
-import { tooManyRequests, unauthorized } from '@app/common'
+import { retryAfterHeader, tooManyRequests, unauthorized, withHeaders } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.ts'
-import { errorResponse } from '../schemas.ts'
+import { described, errorAnswer, errorResponse } from '../schemas.ts'
 import { loginTurns } from './login-turns.ts'
-import { SESSION_COOKIE, sessionUser } from './plugin.ts'
+import { SESSION_COOKIE, sessionCookieHeader, sessionUser } from './plugin.ts'
 import { AuthState, LoginBody, LoginResult } from './schemas.ts'
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
@@ -19,10 +19,19 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     '/api/auth/login',
     {
       schema: {
+        operationId: 'login',
         summary: 'Log in and start a session',
         tags: ['auth'],
         body: LoginBody,
-        response: { 200: LoginResult, ...errorResponse(401, 403, 422, 429) },
+        response: {
+          200: withHeaders(described(LoginResult, 'Logged in: a new session and its cookie.'), sessionCookieHeader),
+          ...errorResponse(403, 422, 429),
+          401: errorAnswer('Wrong username or password.'),
+          429: withHeaders(
+            errorAnswer('Too many failed logins from this address; retry after the Retry-After header (seconds).'),
+            retryAfterHeader,
+          ),
+        },
       },
     },
     async (request) => {
@@ -56,9 +65,16 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     {
       config: { auth: true },
       schema: {
+        operationId: 'logout',
         summary: 'Log out and destroy the session',
         tags: ['auth'],
-        response: { 200: AuthState, ...errorResponse(401, 403) },
+        response: {
+          200: withHeaders(
+            described(AuthState, 'Logged out: the session is destroyed and its cookie cleared.'),
+            sessionCookieHeader,
+          ),
+          ...errorResponse(401, 403),
+        },
       },
     },
     async (request, reply) => {
@@ -72,9 +88,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     '/api/auth/me',
     {
       schema: {
+        operationId: 'getAuthState',
         summary: 'Current authentication state',
         tags: ['auth'],
-        response: { 200: AuthState },
+        response: { 200: described(AuthState, 'Whether this request carries a logged-in session, and its user.') },
       },
     },
     async (request) => {

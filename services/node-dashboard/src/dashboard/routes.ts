@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponse } from '../schemas.ts'
+import { described, errorResponse } from '../schemas.ts'
 import { SummaryResponse } from './schemas.ts'
 
 export const dashboardRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -8,12 +8,13 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       config: { auth: true },
       schema: {
+        operationId: 'getDashboardSummary',
         summary: 'Chain, network, mempool, mining, uptime and wallet state of the node',
         description:
           'One round of concurrent RPC calls, shared by concurrent requests. 400 without rpc_url; 502 when the node fails ' +
           'or answers a method with an unexpected shape (the detail names the method).',
         tags: ['dashboard'],
-        response: { 200: SummaryResponse, ...errorResponse(400, 401, 502) },
+        response: { 200: described(SummaryResponse, 'The node state, read now.'), ...errorResponse(400, 401, 502) },
       },
     },
     async () => fastify.nodeSummary(),

@@ -4,7 +4,7 @@ import { sessionUser } from '../auth/plugin.ts'
 import type { Config } from '../config.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import { checkedReply } from '../rpc/replies.ts'
-import { errorResponse } from '../schemas.ts'
+import { described, errorAnswer, errorResponse } from '../schemas.ts'
 import { HELP_REPLY_BYTES, parseHelpListing } from './help-parser.ts'
 import { CommandsResponse, HelpParams, HelpResponse, RpcCallBody, RpcCallResponse } from './schemas.ts'
 
@@ -20,12 +20,17 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     {
       config: { auth: true },
       schema: {
+        operationId: 'callRpc',
         summary: 'Run one JSON-RPC method on the node',
         description:
           'Methods in RPC_METHOD_DENYLIST answer 403. Every call is audited (user, method, time, outcome; never params).',
         tags: ['rpc'],
         body: RpcCallBody,
-        response: { 200: RpcCallResponse, ...errorResponse(400, 401, 403, 422, 502) },
+        response: {
+          200: described(RpcCallResponse, "The node's result."),
+          ...errorResponse(400, 401, 422, 502),
+          403: errorAnswer('The method is in RPC_METHOD_DENYLIST, or the request is cross-site.'),
+        },
       },
     },
     async (request) => {
@@ -57,10 +62,11 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     {
       config: { auth: true },
       schema: {
+        operationId: 'listRpcCommands',
         summary: "The node's `help` listing parsed into categories and methods with their argument synopsis",
         description: '502 when the node fails, or answers `help` with something other than text or with more than 256 KB.',
         tags: ['rpc'],
-        response: { 200: CommandsResponse, ...errorResponse(400, 401, 502) },
+        response: { 200: described(CommandsResponse, 'The method catalog by category.'), ...errorResponse(400, 401, 502) },
       },
     },
     async () => {
@@ -75,13 +81,18 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     {
       config: { auth: true },
       schema: {
+        operationId: 'getRpcHelp',
         summary: 'The full help text of one method',
         description:
           'A method the node does not know answers 404 {"detail": "Unknown RPC method \'<name>\' ..."}; 502 when the node ' +
           'fails, or answers `help` with something other than text or with more than 256 KB.',
         tags: ['rpc'],
         params: HelpParams,
-        response: { 200: HelpResponse, ...errorResponse(400, 401, 404, 422, 502) },
+        response: {
+          200: described(HelpResponse, "The method's help text."),
+          ...errorResponse(400, 401, 422, 502),
+          404: errorAnswer('The node does not know this method.'),
+        },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { errorResponse } from '../schemas.ts'
+import { described, errorAnswer, errorResponse } from '../schemas.ts'
 import {
   DEFAULT_LIMIT,
   DEFAULT_WINDOW,
@@ -58,14 +58,25 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return `${head.slice(0, -1)},"points":${points}}`
   }
 
-  const response = { 200: HistoryResponse, ...errorResponse(401, 422) }
+  const response = {
+    200: described(HistoryResponse, 'Bucket averages of the window, oldest first.'),
+    ...errorResponse(401),
+    422: errorAnswer('window is not one of 5m, 30m, 2h, 6h, all, or limit is not an integer.'),
+  }
   const description = `Bucket averages of the sampled metrics, oldest first, each point an array of values named by fields. window: 5m, 30m, 2h, 6h or all (default ${DEFAULT_WINDOW}); limit clamped to 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`
 
   fastify.get(
     '/api/dashboard/history',
     {
       config: { auth: true },
-      schema: { summary: 'Metric history', description, tags: ['dashboard'], querystring: HistoryQuery, response },
+      schema: {
+        operationId: 'getHistory',
+        summary: 'Metric history',
+        description,
+        tags: ['dashboard'],
+        querystring: HistoryQuery,
+        response,
+      },
     },
     async (request, reply) =>
       send(reply, await history((request.query.window as HistoryWindow | undefined) ?? DEFAULT_WINDOW, request.query.limit)),
@@ -76,6 +87,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       config: { auth: true },
       schema: {
+        operationId: 'getHistoryWindow',
         summary: 'Metric history for one window',
         description,
         tags: ['dashboard'],

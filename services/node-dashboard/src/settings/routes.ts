@@ -1,6 +1,6 @@
 import { HttpError } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponse } from '../schemas.ts'
+import { described, errorResponse } from '../schemas.ts'
 import type { NodeSettings, NodeSettingsUpdate } from './repository.ts'
 import { SECRET_MASK, SettingsBody, SettingsView } from './schemas.ts'
 import { keepSecretsBound } from './secret-binding.ts'
@@ -37,9 +37,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       config: { auth: true },
       schema: {
+        operationId: 'getSettings',
         summary: 'Node connection and control settings (secrets masked)',
         tags: ['settings'],
-        response: { 200: SettingsView, ...errorResponse(401) },
+        response: { 200: described(SettingsView, 'The stored settings, secrets masked.'), ...errorResponse(401) },
       },
     },
     async () => masked(await fastify.settingsCache.get()),
@@ -50,13 +51,17 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       config: { auth: true },
       schema: {
+        operationId: 'updateSettings',
         summary: 'Validate and save node settings; absent fields keep their stored value',
         description:
           'A stored rpc_password is cleared when rpc_url moves to another scheme, host or port, and a stored ssh_password ' +
           'when ssh_host, ssh_port, ssh_username or ssh_host_key_fingerprint changes, unless the same request sends it again.',
         tags: ['settings'],
         body: SettingsBody,
-        response: { 200: SettingsView, ...errorResponse(401, 403, 422) },
+        response: {
+          200: described(SettingsView, 'Saved: the stored settings, secrets masked.'),
+          ...errorResponse(401, 403, 422),
+        },
       },
       // Trim before validation so patterns and limits apply to the stored value.
       preValidation: async (request) => {

@@ -26,6 +26,8 @@ export const webRoutes: FastifyPluginAsyncTypebox<WebOptions> = async (fastify, 
     '/',
     {
       schema: {
+        // Not part of the API: left out of the OpenAPI document.
+        hide: true,
         summary: 'Dashboard HTML shell',
         description: 'The single-page app; its scripts and styles load from /static/.',
         tags: ['web'],
