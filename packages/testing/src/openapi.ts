@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { createClient as heyApi } from '@hey-api/openapi-ts'
 import openapiTS, { astToString } from 'openapi-typescript'
+import ts from 'typescript'
 
 const run = promisify(execFile)
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -173,7 +174,13 @@ export async function clientsFolder(name: string): Promise<{ dir: string; cleanu
  * `hey-api/` (@hey-api/openapi-ts SDK functions, named by operationId, on its bundled fetch client).
  */
 export async function generateClients(doc: Json, dir: string): Promise<void> {
-  const types = astToString(await openapiTS(structuredClone(doc) as never))
+  // format: binary is a Blob (an upload's file, an image answer), as openapi-typescript's docs recommend.
+  const blob = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier('Blob'))
+  const types = astToString(
+    await openapiTS(structuredClone(doc) as never, {
+      transform: (schema) => ((schema as { format?: string }).format === 'binary' ? blob : undefined),
+    }),
+  )
   await writeFile(path.join(dir, 'openapi-typescript.ts'), types)
   const input = path.join(dir, 'openapi.json')
   await writeFile(input, JSON.stringify(doc))
@@ -196,7 +203,7 @@ export async function compileStrict(dir: string): Promise<void> {
       noEmit: true,
       allowImportingTsExtensions: true,
       skipLibCheck: true,
-      lib: ['ES2023', 'DOM'],
+      lib: ['ES2023', 'DOM', 'DOM.Iterable'],
       types: [],
     },
     include: ['**/*.ts'],

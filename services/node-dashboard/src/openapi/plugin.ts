@@ -78,5 +78,10 @@ export const openapiPlugin = fp(
  */
 export async function docsRoutes(fastify: FastifyInstance) {
   fastify.addHook('onRequest', fastify.requireAuth)
-  await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } })
+  // validatorUrl null: the page would otherwise hand this document's address to validator.swagger.io.
+  await fastify.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { deepLinking: true, validatorUrl: null },
+  })
 }
