@@ -71,6 +71,7 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   await fastify.register(mediaRoutes, {
     mediaLimit: { bucket: 'media', max: config.MEDIA_RATE_LIMIT, windowSeconds: window },
     counterFlushMs: config.MEDIA_COUNTER_FLUSH_MS,
+    cacheMegabytes: config.MEDIA_CACHE_MB,
   })
   await fastify.register(skillRoutes, { config })
   await fastify.register(demoPlugin, { enabled: demoEnabled(config) })

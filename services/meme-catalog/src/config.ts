@@ -15,6 +15,12 @@ export const configSchema = Type.Object({
   MEDIA_RATE_LIMIT: int(600, 1, 'media reads per IP per window'),
   RATE_LIMIT_WINDOW_SECONDS: int(60, 1, 'rate-limit window in seconds'),
   CORS_UPLOAD_ORIGINS: Type.String({ default: '', description: 'comma-separated origins allowed to upload cross-origin' }),
+  MEDIA_CACHE_MB: int(
+    32,
+    0,
+    'an integer 0..65536: MiB of image bytes GET /media/{id} keeps in memory, least recently used dropped first (0: no cache)',
+    65_536,
+  ),
   MEDIA_COUNTER_FLUSH_MS: int(5_000, 50, 'how often batched view/download counts are written, in milliseconds'),
   // Captioning (src/captions) and the admin API (src/admin).
   CAPTIONER: Type.Union([Type.Literal('ocr'), Type.Literal('openai'), Type.Literal('none')], {

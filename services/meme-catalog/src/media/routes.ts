@@ -4,17 +4,22 @@ import { Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
 import { MemeIdParams } from '../memes/schemas.ts'
 import { errorResponse, rateLimitHeaders, tooManyRequestsResponse } from '../schemas.ts'
+import { createMediaCache, type MediaCache } from './cache.ts'
 import { createMediaCounters, type MediaCounters } from './counters.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     mediaCounters: MediaCounters
+    /** Bytes of hot images (null: MEDIA_CACHE_MB=0). */
+    mediaCache: MediaCache | null
   }
 }
 
 export interface MediaRoutesOptions {
   mediaLimit: RouteRateLimit
   counterFlushMs: number
+  /** MiB of image bytes kept in memory; 0 reads every image from the database. */
+  cacheMegabytes: number
 }
 
 // Media never changes under an id (the id is the hash of the upload): cache for a year.
@@ -47,7 +52,7 @@ const mediaHeaders = {
   'Cache-Control': { type: 'string', description: 'public, max-age=31536000, immutable' },
 }
 
-const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { mediaLimit, counterFlushMs }) => {
+const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { mediaLimit, counterFlushMs, cacheMegabytes }) => {
   const counters = createMediaCounters(
     async (deltas) => {
       const totals = await fastify.memes.addCounts(deltas)
@@ -59,10 +64,31 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
   fastify.decorate('mediaCounters', counters)
   fastify.addHook('onClose', () => counters.close())
 
+  const cache = createMediaCache(cacheMegabytes)
+  fastify.decorate('mediaCache', cache)
+  // The read model decides what may be served; the cache follows it so a removed meme's bytes leave memory.
+  if (cache)
+    fastify.readModel.onRemoved((id) => {
+      if (id !== undefined) cache.delete(id)
+      else cache.retain((kept) => fastify.readModel.current?.get(kept) !== undefined)
+    })
+
+  /** The image bytes of a meme the read model (or the database) has just called public. */
+  async function imageBytes(id: string): Promise<Buffer | null> {
+    const cached = cache?.get(id)
+    if (cached) return cached
+    const stored = await fastify.memes.findPublicMedia(id)
+    // Kept only if still public after the read: a removal during it has already run its eviction.
+    if (stored && cache && fastify.readModel.current?.get(id)) cache.set(id, stored)
+    return stored
+  }
+
   fastify.get(
     '/media/:id',
     {
       config: { rateLimit: mediaLimit },
+      // WebP is compressed already: without this the compression plugin's hooks run on every image for nothing.
+      compress: false,
       // A malformed id is no meme: 404 like any other.
       attachValidation: true,
       schema: {
@@ -105,7 +131,7 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
         if (counted) counters.hit(id, download)
         return reply.code(304).send()
       }
-      const bytes = await fastify.memes.findPublicMedia(id)
+      const bytes = await imageBytes(id)
       if (!bytes) throw notFound('Meme not found.')
       if (download) reply.header('Content-Disposition', `attachment; filename="${downloadName(meme.originalName)}"`)
       if (counted) counters.hit(id, download)

@@ -32,6 +32,11 @@ export interface ReadModelReplica {
   catalogChanged(): Promise<void>
   /** New view/download totals written by this instance: applied here, announced to the others. */
   countsChanged(totals: { id: string; view_count: number; download_count: number }[]): Promise<void>
+  /**
+   * `listener(id)` runs after this instance's model dropped meme `id` (deleted, rejected, back to pending; made
+   * here or announced by another instance), `listener()` after the model was rebuilt whole.
+   */
+  onRemoved(listener: (id?: string) => void): void
   close(): Promise<void>
 }
 
@@ -46,6 +51,7 @@ export async function createReadModelReplica(db: Database, log: FastifyBaseLogge
   const dirty = new Set<string>()
   const chains = new Map<string, Promise<void>>()
   let retryTimer: NodeJS.Timeout | undefined
+  const removedListeners: ((id?: string) => void)[] = []
   let markReady: () => void
   const readyPromise = new Promise<void>((resolve) => {
     markReady = resolve
@@ -66,6 +72,7 @@ export async function createReadModelReplica(db: Database, log: FastifyBaseLogge
     const memes = await repo.listAllPublic()
     const next = await ReadModel.build(memes)
     model = next
+    for (const listener of removedListeners) listener()
     markReady()
     log.info({ memes: next.size, ms: Math.round(performance.now() - started) }, 'read model built')
     const again = [...dirty]
@@ -103,7 +110,10 @@ export async function createReadModelReplica(db: Database, log: FastifyBaseLogge
       const meme = await repo.findPublic(id)
       if (!model) return
       if (meme) model.upsert(meme)
-      else model.remove(id)
+      else {
+        model.remove(id)
+        for (const listener of removedListeners) listener(id)
+      }
     })
     const settled = next.catch((error) => {
       if (closed) return
@@ -178,6 +188,9 @@ export async function createReadModelReplica(db: Database, log: FastifyBaseLogge
       for (let i = 0; i < totals.length; i += IDS_PER_NOTIFY) {
         await announce({ counts: totals.slice(i, i + IDS_PER_NOTIFY).map((t) => t.id) })
       }
+    },
+    onRemoved(listener) {
+      removedListeners.push(listener)
     },
     async close() {
       closed = true
