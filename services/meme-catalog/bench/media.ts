@@ -73,6 +73,23 @@ async function startApp(env: Record<string, string | undefined>, count: number, 
   }
 }
 
+/** bench/media-floor.ts: the same files from memory through bare node:http or a bare Fastify route. */
+async function startFloor(kind: 'http' | 'fastify', mediaDir: string) {
+  const child = fork(path.join(here, 'media-floor.ts'), [kind, mediaDir], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', (m) => resolve(m as { port: number })))
+  return {
+    server: { name: kind === 'http' ? 'node:http floor' : 'Fastify floor', port, pids: () => [child.pid ?? 0] },
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r))
+      child.disconnect()
+      await exited
+    },
+  }
+}
+
 interface Server {
   name: string
   port: number
@@ -127,6 +144,8 @@ for (const database of databases) {
   const app = await startApp(appEnv, images, mediaDir)
   const redisApp = process.env.REDIS_URL ? await startApp({ ...appEnv, REDIS_URL: process.env.REDIS_URL }, 0, mediaDir) : null
   const nginx = await startNginx(mediaDir)
+  // Informative, once: what node:http and Fastify cost before any of the app's work.
+  const floors = database.name === 'embedded' ? [await startFloor('http', mediaDir), await startFloor('fastify', mediaDir)] : []
   try {
     const paths = app.ids.map((id) => `/media/${id}`)
     // Same bytes from both.
@@ -146,6 +165,7 @@ for (const database of databases) {
     // The Redis app serves the same ids from the same database (PostgreSQL only: PGlite is one process's).
     if (redisApp && database.env.DATABASE_URL)
       servers.push({ name: 'app, Redis limiter', port: redisApp.port, pids: () => [redisApp.child.pid ?? 0] })
+    for (const floor of floors) servers.push(floor.server)
     console.log(`${database.name}: ${app.ids.length} images of ${(app.bytes / app.ids.length / 1024).toFixed(1)} KiB on average`)
     for (const server of servers) await runLoad({ port: server.port, paths, connections, durationMs: 2000 })
     const runs = new Map<string, Run[]>(servers.map((s) => [s.name, []]))
@@ -170,7 +190,10 @@ for (const database of databases) {
       `${database.name}: app ${rate(appName)} req/s vs nginx ${rate('nginx')} req/s = ${ratio.toFixed(2)}x; ` +
         `server CPU ${cpu(appName).toFixed(0)} vs ${cpu('nginx').toFixed(0)} µs/req (nginx/app ${cpuRatio.toFixed(2)}x)`,
     )
-    if (servers[2]) console.log(`  Redis limiter: ${rate(servers[2].name)} req/s, ${cpu(servers[2].name).toFixed(0)} µs/req`)
+    for (const extra of servers.slice(2))
+      console.log(
+        `  ${extra.name}: ${rate(extra.name)} req/s (${(total(extra.name) / total('nginx')).toFixed(2)}x nginx), ${cpu(extra.name).toFixed(0)} µs/req`,
+      )
     targets.push({
       name: `media >= ${TARGET}x nginx, ${database.name}`,
       measured: `${ratio.toFixed(2)}x (${rate(appName)} vs ${rate('nginx')} req/s; CPU/req ratio ${cpuRatio.toFixed(2)}x)`,
@@ -182,6 +205,7 @@ for (const database of databases) {
     console.log(`  app 304 (If-None-Match): ${notModified.perSecond.toFixed(0)} req/s, p50 ${notModified.p50.toFixed(2)} ms`)
   } finally {
     await nginx.stop()
+    for (const floor of floors) await floor.stop()
     await redisApp?.stop()
     await app.stop()
     await rm(mediaDir, { recursive: true, force: true })

@@ -87,8 +87,10 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
     '/media/:id',
     {
       config: { rateLimit: mediaLimit },
-      // WebP is compressed already: without this the compression plugin's hooks run on every image for nothing.
+      // WebP is compressed already and a GET has no body: the compression plugin's hooks would run on every image
+      // for nothing.
       compress: false,
+      decompress: false,
       // A malformed id is no meme: 404 like any other.
       attachValidation: true,
       schema: {
