@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs'
 import { createTestDatabase } from '@app/testing'
 import { test } from 'tap'
 import { openDatabase } from '../src/db/index.ts'
+import { PGLITE_SETTINGS } from '../src/db/pglite.ts'
 
 // The same behaviour is required of both drivers; the suite runs on PGlite, and on the real
 // server when DATABASE_URL is set (.ci/run does both).
@@ -68,4 +70,21 @@ test('the embedded database persists under its folder across reopen', {
   const { rows } = await second.query<{ v: string }>('SELECT v FROM kept')
   await second.close()
   t.same(rows, [{ v: 'survives' }])
+})
+
+test('a new embedded database is created with bounded memory settings, in memory:// too', {
+  skip: process.env.DATABASE_URL ? 'embedded-only behaviour' : false,
+}, async (t) => {
+  const target = await createTestDatabase()
+  t.teardown(() => target.cleanup())
+  for (const dataDir of [`${target.dataDir}/fresh`, 'memory://']) {
+    const db = await openDatabase({ dataDir })
+    const { rows } = await db.query<{ name: string; setting: string }>(
+      `SELECT name, current_setting(name) AS setting FROM unnest($1::text[]) AS name ORDER BY name`,
+      [Object.keys(PGLITE_SETTINGS)],
+    )
+    await db.close()
+    t.same(Object.fromEntries(rows.map((r) => [r.name, r.setting])), PGLITE_SETTINGS, dataDir)
+  }
+  t.ok(existsSync(`${target.dataDir}/fresh/PG_VERSION`), 'the new folder holds a database')
 })

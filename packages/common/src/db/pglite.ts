@@ -1,8 +1,32 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { setFlagsFromString } from 'node:v8'
 import { PGlite, types } from '@electric-sql/pglite'
 import type { Database, Queryable } from './types.ts'
 
 type PGliteLike = Pick<PGlite, 'query' | 'exec'>
+
+/**
+ * PostgreSQL's memory settings inside the WebAssembly heap, which grows to its high-water mark and never
+ * shrinks. initdb's 128 MB of shared buffers are all touched at start (about 120 MB resident for nothing
+ * on a small board): the files sit in the operating system's page cache behind PGlite anyway, so a
+ * small pool costs a system call per page on a miss, not a disk read. Sorts and VACUUM get bounded
+ * memory too (they spill to temporary files past it).
+ */
+export const PGLITE_SETTINGS = {
+  shared_buffers: '16MB',
+  maintenance_work_mem: '16MB',
+  temp_buffers: '2MB',
+  work_mem: '4MB',
+} as const
+
+const startParams = [
+  ...PGlite.defaultStartParams,
+  ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+]
 
 function queryable(db: PGliteLike): Queryable {
   return {
@@ -16,10 +40,54 @@ function queryable(db: PGliteLike): Queryable {
   }
 }
 
+/**
+ * PGlite's WebAssembly is compiled by V8's baseline compiler alone when it loads: compiled the usual way
+ * it holds about 45 MB more resident. The flag is cleared again right after, so the catalog's classifier
+ * and OCR modules compile as usual (bench/RESULTS.md of each service has the figures).
+ */
+async function compiledBaselineOnly<T>(fn: () => Promise<T>): Promise<T> {
+  setFlagsFromString('--liftoff-only')
+  try {
+    return await fn()
+  } finally {
+    setFlagsFromString('--no-liftoff-only')
+  }
+}
+
+// Runs in a child process: PGlite (its module's URL) creates the database folder, then exits.
+const initdbScript = `const { PGlite } = await import(process.argv[1])
+const db = await PGlite.create(process.argv[2], { startParams: JSON.parse(process.argv[3]) })
+await db.close()`
+
+/**
+ * A new database folder is made in a short-lived child process: initdb holds a second PostgreSQL, the
+ * initdb module and a tar of the new folder at once (over 600 MB resident), memory a long-running
+ * process would keep from its allocator after the garbage collector frees it.
+ */
+async function initializeInChild(dataDir: string): Promise<void> {
+  await promisify(execFile)(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      initdbScript,
+      import.meta.resolve('@electric-sql/pglite'),
+      dataDir,
+      JSON.stringify(startParams),
+    ],
+    { maxBuffer: 1024 * 1024 },
+  )
+}
+
 /** Embedded PostgreSQL (WASM) persisted under `dataDir`, or in memory for `memory://`. */
 export async function openPgliteDatabase(dataDir: string): Promise<Database> {
-  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true })
-  const db = await PGlite.create(dataDir, { parsers: { [types.INT8]: (value: string) => Number(value) } })
+  if (!dataDir.startsWith('memory://')) {
+    await mkdir(dataDir, { recursive: true })
+    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeInChild(dataDir)
+  }
+  const db = await compiledBaselineOnly(() =>
+    PGlite.create(dataDir, { startParams, parsers: { [types.INT8]: (value: string) => Number(value) } }),
+  )
   return {
     driver: 'pglite',
     ...queryable(db),
