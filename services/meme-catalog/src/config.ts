@@ -50,6 +50,11 @@ export const configSchema = Type.Object({
   ),
   ADMIN_RATE_LIMIT: int(300, 1, 'admin API requests per IP per window'),
   // Uploads and moderation (src/uploads, src/moderation).
+  MODEL_IDLE_SECONDS: int(
+    300,
+    0,
+    'seconds without use after which the moderation model and the OCR engine are unloaded (0: never); the next use loads them again',
+  ),
   MODERATION_REVIEW_SCORE: int(50, 0, 'moderation score at or above which an upload waits for admin review', 101),
   MODERATION_REJECT_SCORE: int(85, 0, 'moderation score at or above which an upload is rejected', 101),
   UPLOAD_QUOTA_HOUR: int(10, 0, 'uploads per IP in any 60 minutes'),

@@ -1,6 +1,10 @@
 import sharp, { type Metadata } from 'sharp'
 import { dHash } from './phash.ts'
 
+// libvips' operation cache (50 MB by default) only helps when the same operation runs on the same input
+// again; every upload is a new image, so it would hold memory and never hit.
+sharp.cache(false)
+
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 export const MAX_EDGE = 6000
 export const MAX_PIXELS = 20_000_000

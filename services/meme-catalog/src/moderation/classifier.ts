@@ -4,8 +4,10 @@ import type { Prediction } from './score.ts'
 import type { WorkerMessage } from './worker.ts'
 
 export interface Classifier {
-  /** Resolves once the model is loaded (rejects if it cannot be). */
+  /** Loads the model now if it is not loaded; resolves once it is (rejects if it cannot be). */
   ready(): Promise<void>
+  /** Whether the worker holding the model is running (started by the first request, stopped when idle). */
+  readonly loaded: boolean
   /** Classifies 224x224 RGB pixels; requests queue in order. */
   classify(pixels: Uint8Array): Promise<Prediction[]>
   /** Requests waiting or running. */
@@ -17,6 +19,8 @@ export interface ClassifierOptions {
   log: { info: (o: unknown, m?: string) => void; error: (o: unknown, m?: string) => void }
   /** More waiting requests than this answer 503 instead of piling up memory. */
   maxQueue?: number
+  /** The worker (model, WASM heap, about 100 MB) stops after this long without a request; 0 keeps it. */
+  idleMs?: number
 }
 
 /** The worker thread: compiled beside dist/server.js in the build, worker.ts through tsx from the sources. */
@@ -30,9 +34,13 @@ function startWorker(): Worker {
 
 const unavailable = () => new HttpError(503, 'Moderation is unavailable; try again shortly.', { 'Retry-After': 5 })
 
-/** nsfwjs in one worker thread, started now (off the request path) and restarted if it dies. */
-export function createClassifier({ log, maxQueue = 32 }: ClassifierOptions): Classifier {
+/**
+ * nsfwjs in one worker thread, started by the first request (or ready()), restarted if it dies, and
+ * stopped after `idleMs` without requests so an idle catalog does not hold the model's memory.
+ */
+export function createClassifier({ log, maxQueue = 32, idleMs = 0 }: ClassifierOptions): Classifier {
   let worker: Worker | undefined
+  let idleTimer: NodeJS.Timeout | undefined
   let readyPromise: Promise<void> = Promise.resolve()
   let closed = false
   let nextId = 1
@@ -68,8 +76,10 @@ export function createClassifier({ log, maxQueue = 32 }: ClassifierOptions): Cla
         reject(error)
       })
       current.on('exit', (code) => {
-        if (worker === current) worker = undefined
         reject(new Error(`moderation worker exited with code ${code}`))
+        // A worker stopped when idle had no requests; the ones pending now belong to its successor.
+        if (worker !== current) return
+        worker = undefined
         failAll(unavailable())
       })
     })
@@ -77,16 +87,36 @@ export function createClassifier({ log, maxQueue = 32 }: ClassifierOptions): Cla
     readyPromise.catch((error) => log.error({ err: error }, 'moderation model could not be loaded'))
   }
 
-  start()
+  /** After the last request, the worker is stopped once `idleMs` passes without another. */
+  function stopWhenIdle() {
+    clearTimeout(idleTimer)
+    if (idleMs <= 0 || inflight > 0 || !worker) return
+    idleTimer = setTimeout(() => {
+      const current = worker
+      if (inflight > 0 || !current) return
+      worker = undefined
+      log.info({ idleMs }, 'moderation model unloaded after idle time')
+      void current.terminate()
+    }, idleMs)
+    // An idle timer never holds the process open.
+    idleTimer.unref()
+  }
 
   return {
-    ready: () => readyPromise,
+    ready() {
+      if (!worker && !closed) start()
+      return readyPromise
+    },
+    get loaded() {
+      return worker !== undefined
+    },
     get queued() {
       return inflight
     },
     async classify(pixels) {
       if (closed || inflight >= maxQueue) throw unavailable()
       inflight++
+      clearTimeout(idleTimer)
       try {
         if (!worker) start()
         try {
@@ -106,10 +136,12 @@ export function createClassifier({ log, maxQueue = 32 }: ClassifierOptions): Cla
         })
       } finally {
         inflight--
+        stopWhenIdle()
       }
     },
     async close() {
       closed = true
+      clearTimeout(idleTimer)
       const current = worker
       worker = undefined
       failAll(unavailable())

@@ -18,10 +18,13 @@ declare module 'fastify' {
   }
 }
 
-/** Loads the classifier once at start-up in a worker thread and decorates `fastify.moderation`. */
+/**
+ * The classifier in a worker thread, loaded by the first upload and unloaded after MODEL_IDLE_SECONDS
+ * without one; decorates `fastify.moderation`.
+ */
 export const moderationPlugin = fp(
   async function moderationPlugin(fastify: FastifyInstance, { config }: { config: Config }) {
-    const classifier = createClassifier({ log: fastify.log })
+    const classifier = createClassifier({ log: fastify.log, idleMs: config.MODEL_IDLE_SECONDS * 1000 })
     const thresholds = { review: config.MODERATION_REVIEW_SCORE, reject: config.MODERATION_REJECT_SCORE }
     fastify.decorate('moderation', {
       classifier,

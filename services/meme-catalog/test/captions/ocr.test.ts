@@ -35,6 +35,26 @@ test('the OCR captioner reads meme text and picks catalog tags', async (t) => {
   t.same(result?.tags, ['deploy', 'friday'])
 })
 
+test('the OCR engine loads on first use, stops when idle and reads the same after restarting', async (t) => {
+  const captioner = createOcrCaptioner({ idleMs: 300 })
+  t.teardown(() => captioner.close())
+  t.equal(captioner.loaded, false, 'nothing is loaded before the first caption')
+  const input = {
+    image: await renderMeme('SUCH MEMORY', 'VERY IDLE'),
+    catalog: ['memory'],
+    signal: AbortSignal.timeout(60_000),
+  }
+  const first = await captioner.caption(input)
+  t.match(first?.caption, /SUCH MEMORY/i)
+  t.same(first?.tags, ['memory'])
+  await eventually(() => !captioner.loaded || undefined, {
+    what: 'the idle OCR engine stopped',
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  })
+  t.same(await captioner.caption(input), first, 'a restarted engine reads the same text')
+})
+
 test('an uploaded meme gets its OCR caption and becomes findable by its text', async (t) => {
   const app = await build(t, { env: { CAPTIONER: 'ocr', CAPTION_POLL_MS: '200' } })
   await addTags(app.db, 'cats', 'coffee', 'monday')

@@ -1,3 +1,4 @@
+import { eventually } from '@app/testing'
 import sharp from 'sharp'
 import { test } from 'tap'
 import { createClassifier } from '../../src/moderation/classifier.ts'
@@ -51,4 +52,34 @@ test('queued requests fail cleanly when the classifier closes under them', async
   const outcome = t.rejects(classifier.classify(await pixels('#123456')))
   await classifier.close()
   await outcome
+})
+
+test('the model loads on the first request, unloads when idle and answers the same after reloading', async (t) => {
+  const classifier = createClassifier({ log: silent, idleMs: 300 })
+  t.teardown(() => classifier.close())
+  t.equal(classifier.loaded, false, 'nothing is loaded before the first request')
+  const px = await pixels('#d08040')
+  const first = await classifier.classify(px)
+  t.same(
+    first.map((p) => p.className).sort(),
+    ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy'],
+    'the first request is classified',
+  )
+  t.equal(classifier.loaded, true)
+  await eventually(() => !classifier.loaded || undefined, { what: 'the idle model unloaded', timeoutMs: 10_000, intervalMs: 50 })
+  t.same(await classifier.classify(px), first, 'a reloaded model answers as before')
+  t.equal(classifier.queued, 0)
+})
+
+test('requests keep the model loaded; one arriving as the idle worker stops is answered by a new one', async (t) => {
+  const classifier = createClassifier({ log: silent, idleMs: 1 })
+  t.teardown(() => classifier.close())
+  const px = await pixels('#204080')
+  // Each request lands around the moment the previous one's idle timer stops the worker.
+  const results = []
+  for (let i = 0; i < 4; i++) {
+    results.push(await classifier.classify(px))
+    await new Promise((resolve) => setTimeout(resolve, i))
+  }
+  for (const result of results) t.same(result, results[0], 'every request answered, the same way')
 })

@@ -35,9 +35,24 @@ export async function preprocessForOcr(image: Buffer): Promise<Buffer> {
     .toBuffer()
 }
 
-/** Tesseract.js OCR in its own worker thread: one worker, created on first use and reused. */
-export function createOcrCaptioner(): Captioner {
+export interface OcrCaptionerOptions {
+  /** The Tesseract worker (model and WASM heap) stops after this long without a caption; 0 keeps it. */
+  idleMs?: number
+}
+
+export interface OcrCaptioner extends Captioner {
+  /** Whether the Tesseract worker is running (or starting). */
+  readonly loaded: boolean
+}
+
+/**
+ * Tesseract.js OCR in its own worker thread: one worker, created on first use, reused, and stopped after
+ * `idleMs` without a caption (the next caption creates it again).
+ */
+export function createOcrCaptioner({ idleMs = 0 }: OcrCaptionerOptions = {}): OcrCaptioner {
   let worker: Promise<Worker> | undefined
+  let running = 0
+  let idleTimer: NodeJS.Timeout | undefined
 
   function getWorker(): Promise<Worker> {
     worker ??= (async () => {
@@ -52,19 +67,44 @@ export function createOcrCaptioner(): Captioner {
     return worker
   }
 
+  async function stop() {
+    const current = worker
+    worker = undefined
+    const created = await current?.catch(() => undefined)
+    await created?.terminate()
+  }
+
+  function stopWhenIdle() {
+    clearTimeout(idleTimer)
+    if (idleMs <= 0 || running > 0 || !worker) return
+    idleTimer = setTimeout(() => {
+      if (running === 0) void stop()
+    }, idleMs)
+    // An idle timer never holds the process open.
+    idleTimer.unref()
+  }
+
   return {
     name: 'ocr',
+    get loaded() {
+      return worker !== undefined
+    },
     async caption({ image, catalog }) {
-      const prepared = await preprocessForOcr(image)
-      const { data } = await (await getWorker()).recognize(prepared)
-      const caption = cleanOcrText(data.text ?? '')
-      return { caption, tags: tagsInText(caption, catalog) }
+      running++
+      clearTimeout(idleTimer)
+      try {
+        const prepared = await preprocessForOcr(image)
+        const { data } = await (await getWorker()).recognize(prepared)
+        const caption = cleanOcrText(data.text ?? '')
+        return { caption, tags: tagsInText(caption, catalog) }
+      } finally {
+        running--
+        stopWhenIdle()
+      }
     },
     async close() {
-      const current = worker
-      worker = undefined
-      const created = await current?.catch(() => undefined)
-      await created?.terminate()
+      clearTimeout(idleTimer)
+      await stop()
     },
   }
 }
