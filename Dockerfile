@@ -30,6 +30,10 @@ FROM node:${NODE_MAJOR}-slim AS runtime
 # The port this service listens on (meme-catalog 8080, node-dashboard 8081).
 ARG PORT=8080
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=${PORT} DATA_DIR=/data
+# Memory on small machines, as package.json "serve" starts the services: a 1 MB young generation (scavenges
+# stay cheap; the default grows to 32 MB of mostly garbage), and two malloc arenas instead of eight per
+# core, which libvips' threads otherwise fill and keep (see each service's README, Memory).
+ENV NODE_OPTIONS=--max-semi-space-size=1 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /out /app
 RUN mkdir -p /data && chown node:node /data
