@@ -1,21 +1,36 @@
 import SearchableMap from 'minisearch/SearchableMap'
+import { matchBits } from './bitset.ts'
 import { ForwardIndex } from './forward.ts'
-import { type CollectionStats, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
+import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
 import { detach, parseQuery, type QueryWord, tokenize } from './normalize.ts'
 import { type Columns, NewestOrder } from './order.ts'
 import { Postings } from './postings.ts'
 import { rankTopK } from './rank.ts'
-import { EmptyQueryError, type MemeSearchIndex, type SearchDocument, type SearchQuery, type SearchResult } from './types.ts'
+import { scanText, type TermSink, TermTable } from './terms.ts'
+import { topKByThreshold } from './threshold.ts'
+import {
+  EmptyQueryError,
+  type MemeSearchIndex,
+  type SearchDocument,
+  type SearchIndexOptions,
+  type SearchQuery,
+  type SearchResult,
+} from './types.ts'
+
+/** Below this many matches for its rarest operand, a query scores every match (cheaper than the bitsets). */
+const DEFAULT_THRESHOLD_FROM = 20_000
 
 /**
  * In-memory search over approved memes. Postings are sorted slot arrays; a query resolves the AND from the
  * rarest operand before scoring, scores only the intersection, and selects the top k instead of sorting.
  * Memory is mostly typed arrays: per-slot columns, postings and a forward index of term ids per slot.
  */
-class SearchIndex implements MemeSearchIndex {
+class SearchIndex implements MemeSearchIndex, TermSink {
   private terms = new Map<string, Postings>()
   private tree = new SearchableMap<Postings>()
   private tagLists = new Map<string, Postings>()
+  /** Text terms by their characters (indexing ASCII text without a substring per word). */
+  private table = new TermTable((id) => (this.byId[id] as Postings).term)
   /** Postings by term id (text terms and tags share the id space); holes are reusable ids. */
   private byId: (Postings | undefined)[] = []
   private freeIds: number[] = []
@@ -31,8 +46,20 @@ class SearchIndex implements MemeSearchIndex {
   /** Folded forms of accented words already seen (see tokenize). */
   private folded = new Map<string, string>()
   private termIds = new Int32Array(256)
+  /** Shortest document ever indexed (a lower bound: removals do not raise it), for score bounds. */
+  private minDocLength = Number.POSITIVE_INFINITY
+  private readonly thresholdFrom: number
+  // The document being added: its slot, term ids so far (in termIds) and length.
+  private adding = 0
+  private addedIds = 0
+  private addedLength = 0
+  private readonly fold = (text: string) => tokenize(text, this.folded)
   // Reused by every query: search is synchronous, so two queries never share it at once.
-  private scratch = createScratch(0)
+  private scratch = createScratch(0, 0)
+
+  constructor(options: SearchIndexOptions = {}) {
+    this.thresholdFrom = options.thresholdFrom ?? DEFAULT_THRESHOLD_FROM
+  }
 
   get size(): number {
     return this.slotOf.size
@@ -48,17 +75,13 @@ class SearchIndex implements MemeSearchIndex {
     const slot = this.freeSlots.length > 0 ? (this.freeSlots.pop() as number) : this.slotCount++
     if (slot >= this.capacity) this.grow(Math.max(1024, this.capacity * 2))
 
-    let n = 0
-    const tokens = tokenize(doc.tags.length > 0 ? `${doc.caption} ${doc.tags.join(' ')}` : doc.caption, this.folded)
-    for (const term of tokens) {
-      let postings = this.terms.get(term)
-      if (postings === undefined) {
-        postings = this.newPostings(detach(term))
-        this.terms.set(postings.term, postings)
-        this.tree.set(postings.term, postings)
-      }
-      if (postings.add(slot)) n = this.pushTermId(n, postings.id)
-    }
+    this.adding = slot
+    this.addedIds = 0
+    this.addedLength = 0
+    // Caption and tags are indexed as one text, piece by piece (a space between them ends every word).
+    for (let p = -1; p < doc.tags.length; p++) scanText(p < 0 ? doc.caption : (doc.tags[p] as string), this, this.fold)
+    let n = this.addedIds
+    const length = this.addedLength
     for (const rawTag of doc.tags) {
       const tag = rawTag.toLowerCase()
       let postings = this.tagLists.get(tag)
@@ -72,8 +95,9 @@ class SearchIndex implements MemeSearchIndex {
     this.forward.set(slot, this.termIds, n)
     this.columns.ids[slot] = doc.id
     this.columns.createdAt[slot] = doc.createdAt
-    this.docLength[slot] = tokens.length
-    this.totalLength += tokens.length
+    this.docLength[slot] = length
+    if (length < this.minDocLength) this.minDocLength = length
+    this.totalLength += length
     this.slotOf.set(doc.id, slot)
     this.order.added(slot)
   }
@@ -86,6 +110,7 @@ class SearchIndex implements MemeSearchIndex {
   clear(): void {
     this.terms = new Map()
     this.tree = new SearchableMap()
+    this.table = new TermTable((id) => (this.byId[id] as Postings).term)
     this.tagLists = new Map()
     this.byId = []
     this.freeIds = []
@@ -97,6 +122,7 @@ class SearchIndex implements MemeSearchIndex {
     this.forward.clear()
     this.order.clear()
     this.folded = new Map()
+    this.minDocLength = Number.POSITIVE_INFINITY
   }
 
   search(query: SearchQuery): SearchResult {
@@ -124,10 +150,26 @@ class SearchIndex implements MemeSearchIndex {
     operands.sort((a, b) => a.estimate - b.estimate)
 
     const stats: CollectionStats = { documents: this.slotOf.size, totalLength: this.totalLength, docLength: this.docLength }
+    if (operands[0].estimate >= this.thresholdFrom) return this.searchLarge(operands, stats, offset, limit)
     const count = intersect(operands, this.scratch, stats)
     const { scores, cand } = this.scratch
     const ids = rankTopK({ scores, cand, ...this.columns }, count, offset, limit)
     return { total: count, ids }
+  }
+
+  /**
+   * A query whose every operand is large: the exact total from the bitset of matches, the page from a threshold
+   * algorithm (or the newest-first listing walked through the bitset when nothing is scored: tags alone).
+   */
+  private searchLarge(operands: Operand[], stats: CollectionStats, offset: number, limit: number): SearchResult {
+    const { matches, union } = this.scratch
+    const total = matchBits(operands, matches, union)
+    const k = Math.min(total, offset + limit)
+    if (offset >= k) return { total, ids: [] }
+    const slots = operands.some((operand) => operand.scored)
+      ? topKByThreshold(operands, matches, this.scratch, createBm25(stats), this.columns, k, this.minDocLength).slice(offset)
+      : this.order.pageIn(matches, offset, limit)
+    return { total, ids: slots.map((slot) => this.columns.ids[slot] as string) }
   }
 
   /** The terms a query word matches: exact, prefix (last word only) and within its edit distance. */
@@ -150,6 +192,33 @@ class SearchIndex implements MemeSearchIndex {
     let estimate = 0
     for (const postings of lists) estimate += postings.length
     return { lists, tiers: [...matched.values()], scored: true, estimate }
+  }
+
+  /** TermSink: one word of the document being added (see upsert). */
+  asciiWord(text: string, start: number, end: number, hash: number): void {
+    const id = this.table.find(text, start, end, hash)
+    this.addTerm(id >= 0 ? (this.byId[id] as Postings) : this.textPostings(text.slice(start, end).toLowerCase()))
+  }
+
+  foldedWord(term: string): void {
+    this.addTerm(this.textPostings(term))
+  }
+
+  private addTerm(postings: Postings): void {
+    if (postings.add(this.adding)) this.addedIds = this.pushTermId(this.addedIds, postings.id)
+    this.addedLength++
+  }
+
+  /** The postings of a text term, created (and registered for lookups) on first use. */
+  private textPostings(term: string): Postings {
+    let postings = this.terms.get(term)
+    if (postings === undefined) {
+      postings = this.newPostings(detach(term))
+      this.terms.set(postings.term, postings)
+      this.tree.set(postings.term, postings)
+      this.table.insert(postings.term, postings.id)
+    }
+    return postings
   }
 
   private newPostings(term: string): Postings {
@@ -179,6 +248,7 @@ class SearchIndex implements MemeSearchIndex {
       else {
         this.terms.delete(postings.term)
         this.tree.delete(postings.term)
+        this.table.delete(postings.term, postings.id)
       }
       this.byId[id] = undefined
       this.freeIds.push(id)
@@ -200,19 +270,23 @@ class SearchIndex implements MemeSearchIndex {
     this.docLength = docLength
     this.forward.grow(capacity)
     this.order.grow(capacity)
-    this.scratch = createScratch(capacity)
+    this.scratch = createScratch(capacity, this.thresholdFrom)
     this.capacity = capacity
   }
 }
 
-function createScratch(capacity: number): Scratch {
+/** Per-slot buffers sized to capacity; candidate buffers to the most candidates the full scoring may see. */
+function createScratch(capacity: number, candidates: number): Scratch {
   let epoch = 0
+  const positions = Math.max(64, Math.min(capacity, candidates))
   const scratch: Scratch = {
     mark: new Int32Array(capacity),
     best: new Float64Array(capacity),
-    cand: new Int32Array(capacity),
-    scores: new Float64Array(capacity),
-    wordScores: new Float64Array(capacity),
+    cand: new Int32Array(positions),
+    scores: new Float64Array(positions),
+    wordScores: new Float64Array(positions),
+    matches: new Int32Array(Math.ceil(capacity / 32)),
+    union: new Int32Array(Math.ceil(capacity / 32)),
     nextEpoch() {
       // Marks compare against the current epoch; wrap around before it overflows.
       if (epoch >= 0x7ffffff0) {
@@ -225,6 +299,6 @@ function createScratch(capacity: number): Scratch {
   return scratch
 }
 
-export function createSearchIndex(): MemeSearchIndex {
-  return new SearchIndex()
+export function createSearchIndex(options?: SearchIndexOptions): MemeSearchIndex {
+  return new SearchIndex(options)
 }

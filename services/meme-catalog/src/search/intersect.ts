@@ -26,6 +26,9 @@ export interface Scratch {
   cand: Int32Array
   scores: Float64Array
   wordScores: Float64Array
+  /** Bitsets of capacity / 32 words: the matches of a query and one operand's union. */
+  matches: Int32Array
+  union: Int32Array
   nextEpoch(): number
 }
 
@@ -36,7 +39,7 @@ export interface CollectionStats {
 }
 
 /** BM25 of one posting is factor * tf / (tf + c1 + c2 * docLength). */
-interface Bm25 {
+export interface Bm25 {
   c1: number
   c2: number
   docLength: Uint32Array
@@ -49,14 +52,7 @@ interface Bm25 {
  * its lists against marked candidates, whichever touches fewer entries; only survivors are scored.
  */
 export function intersect(operands: Operand[], scratch: Scratch, stats: CollectionStats): number {
-  const n = stats.documents
-  const avgLength = stats.totalLength / Math.max(1, n)
-  const bm25: Bm25 = {
-    c1: K1 * (1 - B),
-    c2: (K1 * B) / Math.max(avgLength, 1e-9),
-    docLength: stats.docLength,
-    factor: (list, scored) => (scored ? Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5)) * (K1 + 1) : 0),
-  }
+  const bm25 = createBm25(stats)
   let count = seed(operands[0], scratch, bm25)
   let sorted = operands[0].lists.length === 1
   for (let o = 1; o < operands.length && count > 0; o++) {
@@ -72,6 +68,17 @@ export function intersect(operands: Operand[], scratch: Scratch, stats: Collecti
     }
   }
   return count
+}
+
+export function createBm25(stats: CollectionStats): Bm25 {
+  const n = stats.documents
+  const avgLength = stats.totalLength / Math.max(1, n)
+  return {
+    c1: K1 * (1 - B),
+    c2: (K1 * B) / Math.max(avgLength, 1e-9),
+    docLength: stats.docLength,
+    factor: (list, scored) => (scored ? Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5)) * (K1 + 1) : 0),
+  }
 }
 
 /** The first operand's lists unioned into the candidates, each slot keeping its best-scoring term. */

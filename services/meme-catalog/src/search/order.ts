@@ -77,6 +77,20 @@ export class NewestOrder {
     return page
   }
 
+  /** Slots at newest-first positions [offset, offset + limit) among those set in bits. */
+  pageIn(bits: Int32Array, offset: number, limit: number): number[] {
+    this.refresh()
+    const page: number[] = []
+    let skipped = 0
+    for (let i = this.length - 1; i >= 0 && page.length < limit; i--) {
+      const slot = this.slots[i]
+      if ((bits[slot >> 5] & (1 << (slot & 31))) === 0) continue
+      if (skipped < offset) skipped++
+      else page.push(slot)
+    }
+    return page
+  }
+
   private refresh(): void {
     if (!this.stale && this.pending.length === 0) return
     const { slots, inPending } = this

@@ -1,11 +1,19 @@
 /**
  * A term's postings: the document slots containing it, ascending, with the term frequency of each, in
- * parallel typed arrays (no object per posting, cheap to scan and to gallop through).
+ * parallel typed arrays (no object per posting, cheap to scan and to gallop through). A list holding a large
+ * share of the slots also keeps a bitset of them (see attachBits), kept current by add and remove.
  */
 export class Postings {
   docs: Int32Array
   tfs: Uint16Array
   length = 0
+  /** Bit s of word s >> 5 is set when slot s is in the list; null until attachBits. */
+  bits: Int32Array | null = null
+  /** Postings before each word of bits (positions in O(1)); null when stale, rebuilt on use. */
+  private ranks: Int32Array | null = null
+  private rankBuffer: Int32Array | null = null
+  /** Largest term frequency ever added (an upper bound: removals do not lower it). */
+  maxTf = 0
 
   constructor(
     readonly term: string,
@@ -21,7 +29,7 @@ export class Postings {
     const n = this.length
     // Documents are mostly added in increasing slot order, so the end is checked first.
     if (n > 0 && this.docs[n - 1] === slot) {
-      if (this.tfs[n - 1] < 0xffff) this.tfs[n - 1]++
+      this.countAgain(n - 1)
       return false
     }
     if (n === 0 || this.docs[n - 1] < slot) {
@@ -29,20 +37,75 @@ export class Postings {
       this.docs[n] = slot
       this.tfs[n] = 1
       this.length = n + 1
-      return true
+    } else {
+      const at = lowerBound(this.docs, 0, n, slot)
+      if (this.docs[at] === slot) {
+        this.countAgain(at)
+        return false
+      }
+      this.ensureCapacity(n + 1)
+      this.docs.copyWithin(at + 1, at, n)
+      this.tfs.copyWithin(at + 1, at, n)
+      this.docs[at] = slot
+      this.tfs[at] = 1
+      this.length = n + 1
     }
-    const at = lowerBound(this.docs, 0, n, slot)
-    if (this.docs[at] === slot) {
-      if (this.tfs[at] < 0xffff) this.tfs[at]++
-      return false
+    if (this.maxTf === 0) this.maxTf = 1
+    if (this.bits !== null) {
+      if (slot >> 5 >= this.bits.length) this.growBits((slot >> 5) + 1)
+      this.bits[slot >> 5] |= 1 << (slot & 31)
+      this.ranks = null
     }
-    this.ensureCapacity(n + 1)
-    this.docs.copyWithin(at + 1, at, n)
-    this.tfs.copyWithin(at + 1, at, n)
-    this.docs[at] = slot
-    this.tfs[at] = 1
-    this.length = n + 1
     return true
+  }
+
+  /** Builds the bitset of the list (then maintained by add and remove); `words` 32-bit words at least. */
+  attachBits(words: number): Int32Array {
+    const bits = new Int32Array(Math.max(words, this.length > 0 ? (this.docs[this.length - 1] >> 5) + 1 : 0))
+    const { docs, length } = this
+    for (let k = 0; k < length; k++) bits[docs[k] >> 5] |= 1 << (docs[k] & 31)
+    this.bits = bits
+    return bits
+  }
+
+  /** Position of slot in docs, or -1: O(1) through the rank of its bit when the list has a bitset. */
+  indexOf(slot: number): number {
+    const bits = this.bits
+    if (bits !== null) {
+      const w = slot >> 5
+      if (w >= bits.length) return -1
+      const word = bits[w]
+      const bit = 1 << (slot & 31)
+      if ((word & bit) === 0) return -1
+      const ranks = this.ranks ?? this.buildRanks()
+      return ranks[w] + popcount(word & (bit - 1))
+    }
+    const at = lowerBound(this.docs, 0, this.length, slot)
+    return at < this.length && this.docs[at] === slot ? at : -1
+  }
+
+  private buildRanks(): Int32Array {
+    const bits = this.bits as Int32Array
+    if (this.rankBuffer === null || this.rankBuffer.length !== bits.length) this.rankBuffer = new Int32Array(bits.length)
+    const ranks = this.rankBuffer
+    let before = 0
+    for (let w = 0; w < bits.length; w++) {
+      ranks[w] = before
+      before += popcount(bits[w])
+    }
+    this.ranks = ranks
+    return ranks
+  }
+
+  private countAgain(at: number): void {
+    if (this.tfs[at] < 0xffff) this.tfs[at]++
+    if (this.tfs[at] > this.maxTf) this.maxTf = this.tfs[at]
+  }
+
+  private growBits(words: number): void {
+    const bits = new Int32Array(Math.max(words, (this.bits?.length ?? 0) * 2))
+    if (this.bits) bits.set(this.bits)
+    this.bits = bits
   }
 
   remove(slot: number): void {
@@ -52,12 +115,18 @@ export class Postings {
     this.docs.copyWithin(at, at + 1, n)
     this.tfs.copyWithin(at, at + 1, n)
     this.length = n - 1
+    if (this.bits !== null) {
+      this.bits[slot >> 5] &= ~(1 << (slot & 31))
+      this.ranks = null
+    }
     // Give memory back when a list shrank to a quarter of its capacity.
     if (this.docs.length > 16 && this.length * 4 < this.docs.length) this.resize(this.docs.length >> 1)
   }
 
   private ensureCapacity(needed: number): void {
-    if (needed > this.docs.length) this.resize(Math.max(needed, this.docs.length * 2))
+    const capacity = this.docs.length
+    // Long lists grow by half, not double: at a million documents the slack of doubling is tens of MB.
+    if (needed > capacity) this.resize(Math.max(needed, capacity < 4096 ? capacity * 2 : capacity + (capacity >> 1)))
   }
 
   private resize(capacity: number): void {
@@ -68,6 +137,13 @@ export class Postings {
     this.docs = docs
     this.tfs = tfs
   }
+}
+
+/** Number of set bits of a 32-bit word. */
+export function popcount(v: number): number {
+  v -= (v >>> 1) & 0x55555555
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
 }
 
 /** First index in [from, to) whose value is >= target (to when none). */

@@ -52,7 +52,7 @@ export function rankTopK(ranking: Ranking, count: number, offset: number, limit:
 }
 
 // Min-heap by rank: a parent ranks after (is worse than) its children.
-function siftUp(heap: Int32Array, at: number, before: (a: number, b: number) => boolean): void {
+export function siftUp(heap: Int32Array, at: number, before: (a: number, b: number) => boolean): void {
   const item = heap[at]
   while (at > 0) {
     const parent = (at - 1) >> 1
@@ -63,7 +63,7 @@ function siftUp(heap: Int32Array, at: number, before: (a: number, b: number) => 
   heap[at] = item
 }
 
-function siftDown(heap: Int32Array, size: number, before: (a: number, b: number) => boolean): void {
+export function siftDown(heap: Int32Array, size: number, before: (a: number, b: number) => boolean): void {
   const item = heap[0]
   let at = 0
   for (;;) {

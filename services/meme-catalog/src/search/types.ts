@@ -22,6 +22,14 @@ export interface SearchResult {
   ids: string[]
 }
 
+export interface SearchIndexOptions {
+  /**
+   * Size of a query's rarest operand (its words' and tags' matches) from which the total is counted on bitsets
+   * and only the page is scored, by thresholds (default 20,000). Results are the same either way; tests lower it.
+   */
+  thresholdFrom?: number
+}
+
 /** The in-memory index of approved memes. Implemented in ./engine.ts. */
 export interface MemeSearchIndex {
   readonly size: number

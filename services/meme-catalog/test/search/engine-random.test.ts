@@ -29,9 +29,25 @@ function check(t: Test, index: MemeSearchIndex, docs: Iterable<SearchDocument>, 
   t.pass(label)
 }
 
-test('generated queries match a brute-force reference', async (t) => {
-  const index = createSearchIndex()
-  for (const doc of corpus.documents) index.upsert(doc)
+/** Asserts a page of the engine holds the reference's scores at those ranks (a pruned better match would not). */
+function checkPage(t: Test, index: MemeSearchIndex, docs: Iterable<SearchDocument>, q: string, tags: string[], offset: number) {
+  const expected = referenceSearch(docs, q, tags)
+  const result = index.search({ q, tags, offset, limit: 12 })
+  const label = JSON.stringify({ q, tags, offset })
+  if (result.total !== expected.length) return t.equal(result.total, expected.length, `total ${label}`)
+  const page = expected.slice(offset, offset + 12)
+  if (result.ids.length !== page.length) return t.equal(result.ids.length, page.length, `ids ${label}`)
+  const byId = new Map<string, Ranked>(expected.map((r) => [r.id, r]))
+  for (let i = 0; i < page.length; i++) {
+    const got = byId.get(result.ids[i])
+    if (!got) return t.fail(`${result.ids[i]} is not a match of ${label}`)
+    if (Math.abs(got.score - page[i].score) > 1e-9 * Math.max(1, page[i].score))
+      return t.fail(`rank ${offset + i} of ${label} scores ${got.score}, the reference ${page[i].score}`)
+  }
+  t.pass(`page ${label}`)
+}
+
+function sampleQueries(): string[] {
   const random = createRandom(5)
   const queries = generateQueries(corpus, 250, 3)
   // Extra shapes: random vocabulary words with typos, short words, bare prefixes of every length.
@@ -41,51 +57,88 @@ test('generated queries match a brute-force reference', async (t) => {
     queries.push(word.slice(0, 1 + Math.floor(random() * word.length)))
     queries.push(`${corpus.words[i]} ${word.slice(0, 3)}`)
   }
-  for (const q of queries) {
-    const tags = random() < 0.3 ? [corpus.tags[Math.floor(random() * 6)]] : []
-    check(t, index, corpus.documents, q, tags)
+  // The commonest words, alone, together and as prefixes: most of the corpus matches.
+  for (let i = 0; i < 6; i++)
+    queries.push(corpus.words[i], `${corpus.words[i]} ${corpus.words[i + 1]}`, corpus.words[i].slice(0, 3))
+  return queries
+}
+
+// thresholdFrom 0 sends every query through the bitset count and the threshold top-k (the path of large indexes).
+for (const options of [{}, { thresholdFrom: 0 }]) {
+  const name = options.thresholdFrom === 0 ? 'bitset count and threshold top-k' : 'default paths'
+  test(`generated queries match a brute-force reference (${name})`, async (t) => {
+    const index = createSearchIndex(options)
+    for (const doc of corpus.documents) index.upsert(doc)
+    const random = createRandom(5)
+    for (const q of sampleQueries()) {
+      const tags = random() < 0.3 ? [corpus.tags[Math.floor(random() * 6)]] : []
+      check(t, index, corpus.documents, q, tags)
+      checkPage(t, index, corpus.documents, q, tags, random() < 0.3 ? 12 * Math.floor(random() * 5) : 0)
+    }
+    check(t, index, corpus.documents, undefined, [corpus.tags[0], corpus.tags[1]])
+    check(t, index, corpus.documents, undefined, [corpus.tags[2]])
+  })
+}
+
+test('the threshold top-k returns exactly the pages of full scoring', async (t) => {
+  const full = createSearchIndex({ thresholdFrom: Number.POSITIVE_INFINITY })
+  const threshold = createSearchIndex({ thresholdFrom: 0 })
+  for (const doc of corpus.documents) {
+    full.upsert(doc)
+    threshold.upsert(doc)
   }
-  check(t, index, corpus.documents, undefined, [corpus.tags[0], corpus.tags[1]])
-  check(t, index, corpus.documents, undefined, [corpus.tags[2]])
+  const random = createRandom(13)
+  let same = 0
+  const queries = sampleQueries()
+  for (const q of queries) {
+    const tags = random() < 0.2 ? [corpus.tags[Math.floor(random() * 6)]] : []
+    const query = { q, tags, offset: random() < 0.3 ? 12 * Math.floor(random() * 8) : 0, limit: 12 }
+    const expected = full.search(query)
+    const got = threshold.search(query)
+    if (JSON.stringify(got) === JSON.stringify(expected)) same++
+    else t.same(got, expected, JSON.stringify(query))
+  }
+  t.equal(same, queries.length, 'every page identical')
 })
 
-test('stays correct under interleaved upserts and removes', async (t) => {
-  const index = createSearchIndex()
-  const live = new Map<string, SearchDocument>()
-  const random = createRandom(9)
-  const pool = corpus.documents.slice(0, 600)
-  const queries = generateQueries(corpus, 40, 8)
-  for (let step = 0; step < 3000; step++) {
-    const doc = pool[Math.floor(random() * pool.length)]
-    const roll = random()
-    if (roll < 0.55) {
-      // Sometimes with another document's caption and tags, and a new createdAt: the replacement must win.
-      const other = pool[Math.floor(random() * pool.length)]
-      const next = roll < 0.2 ? { ...doc, caption: other.caption, tags: other.tags, createdAt: other.createdAt + 1 } : doc
-      index.upsert(next)
-      live.set(doc.id, next)
-    } else {
-      index.remove(doc.id)
-      live.delete(doc.id)
+for (const options of [{}, { thresholdFrom: 0 }])
+  test(`stays correct under interleaved upserts and removes (${options.thresholdFrom === 0 ? 'threshold top-k' : 'default paths'})`, async (t) => {
+    const index = createSearchIndex(options)
+    const live = new Map<string, SearchDocument>()
+    const random = createRandom(9)
+    const pool = corpus.documents.slice(0, 600)
+    const queries = generateQueries(corpus, 40, 8)
+    for (let step = 0; step < 3000; step++) {
+      const doc = pool[Math.floor(random() * pool.length)]
+      const roll = random()
+      if (roll < 0.55) {
+        // Sometimes with another document's caption and tags, and a new createdAt: the replacement must win.
+        const other = pool[Math.floor(random() * pool.length)]
+        const next = roll < 0.2 ? { ...doc, caption: other.caption, tags: other.tags, createdAt: other.createdAt + 1 } : doc
+        index.upsert(next)
+        live.set(doc.id, next)
+      } else {
+        index.remove(doc.id)
+        live.delete(doc.id)
+      }
+      if (step % 150 === 149) {
+        t.equal(index.size, live.size)
+        for (const q of queries.slice(0, 10)) check(t, index, live.values(), q, [])
+        check(t, index, live.values(), queries[(step / 150) | 0], [corpus.tags[0]])
+        check(t, index, live.values(), undefined, [])
+        check(t, index, live.values(), undefined, [corpus.tags[1]])
+        const listed = index.search({ offset: 5, limit: 7 }).ids
+        t.same(
+          listed,
+          referenceSearch(live.values(), undefined)
+            .slice(5, 12)
+            .map((r) => r.id),
+          'list page',
+        )
+      }
     }
-    if (step % 150 === 149) {
-      t.equal(index.size, live.size)
-      for (const q of queries.slice(0, 10)) check(t, index, live.values(), q, [])
-      check(t, index, live.values(), queries[(step / 150) | 0], [corpus.tags[0]])
-      check(t, index, live.values(), undefined, [])
-      check(t, index, live.values(), undefined, [corpus.tags[1]])
-      const listed = index.search({ offset: 5, limit: 7 }).ids
-      t.same(
-        listed,
-        referenceSearch(live.values(), undefined)
-          .slice(5, 12)
-          .map((r) => r.id),
-        'list page',
-      )
-    }
-  }
-  for (const id of [...live.keys()]) index.remove(id)
-  t.equal(index.size, 0)
-  t.same(index.search({ offset: 0, limit: 5 }), { total: 0, ids: [] })
-  t.same(index.search({ q: queries[0], offset: 0, limit: 5 }), { total: 0, ids: [] })
-})
+    for (const id of [...live.keys()]) index.remove(id)
+    t.equal(index.size, 0)
+    t.same(index.search({ offset: 0, limit: 5 }), { total: 0, ids: [] })
+    t.same(index.search({ q: queries[0], offset: 0, limit: 5 }), { total: 0, ids: [] })
+  })

@@ -1,0 +1,127 @@
+/**
+ * Term ids by text, looked up straight from the characters of an ASCII text: indexing a caption then makes no
+ * substring and hashes no string per word (at a million captions those were most of the build time and of
+ * its garbage). Open addressing on typed arrays; the strings stay with their postings (`termOf`).
+ */
+export class TermTable {
+  /** id + 1 per cell; 0 is empty, -1 a deleted entry. */
+  private cells = new Int32Array(1024)
+  private hashes = new Int32Array(1024)
+  private used = 0
+
+  constructor(private readonly termOf: (id: number) => string) {}
+
+  /** FNV-1a of a term's characters. */
+  static hash(term: string): number {
+    let h = 0x811c9dc5
+    for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193)
+    return h
+  }
+
+  /**
+   * The id of the term equal to lowercased text[start, end) whose hash is `hash` (see scanText), or -1.
+   */
+  find(text: string, start: number, end: number, hash: number): number {
+    const mask = this.cells.length - 1
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const cell = this.cells[i]
+      if (cell === 0) return -1
+      if (cell > 0 && this.hashes[i] === hash && this.matches(this.termOf(cell - 1), text, start, end)) return cell - 1
+    }
+  }
+
+  insert(term: string, id: number): void {
+    if ((this.used + 1) * 2 > this.cells.length) this.rehash()
+    const hash = TermTable.hash(term)
+    const mask = this.cells.length - 1
+    let i = hash & mask
+    while (this.cells[i] !== 0) i = (i + 1) & mask
+    this.cells[i] = id + 1
+    this.hashes[i] = hash
+    this.used++
+  }
+
+  delete(term: string, id: number): void {
+    const hash = TermTable.hash(term)
+    const mask = this.cells.length - 1
+    for (let i = hash & mask; this.cells[i] !== 0; i = (i + 1) & mask) {
+      if (this.cells[i] === id + 1) {
+        // A marker, not a hole: later entries of the same probe run must stay reachable.
+        this.cells[i] = -1
+        return
+      }
+    }
+  }
+
+  private matches(term: string, text: string, start: number, end: number): boolean {
+    if (term.length !== end - start) return false
+    for (let i = 0; i < term.length; i++) {
+      let c = text.charCodeAt(start + i)
+      if (c >= 65 && c <= 90) c += 32
+      if (term.charCodeAt(i) !== c) return false
+    }
+    return true
+  }
+
+  /** Doubles when live entries fill a quarter (deleted markers are dropped). */
+  private rehash(): void {
+    const old = this.cells
+    const oldHashes = this.hashes
+    let live = 0
+    for (let i = 0; i < old.length; i++) if (old[i] > 0) live++
+    const size = live * 4 > old.length ? old.length * 2 : old.length
+    this.cells = new Int32Array(size)
+    this.hashes = new Int32Array(size)
+    const mask = size - 1
+    for (let i = 0; i < old.length; i++) {
+      if (old[i] <= 0) continue
+      let j = oldHashes[i] & mask
+      while (this.cells[j] !== 0) j = (j + 1) & mask
+      this.cells[j] = old[i]
+      this.hashes[j] = oldHashes[i]
+    }
+    this.used = live
+  }
+}
+
+/** Greek capital sigma: the one letter whose lowercase depends on its neighbours (final form). */
+const CAPITAL_SIGMA_CHAR = '\u03a3'
+
+/**
+ * The words of one text for the index, in order, as the TermSink's calls: ASCII words by their position and
+ * hash (no substring), words with other characters as tokenize's folded terms. Runs between ASCII separators
+ * are tokenized alone, except in a text with a capital sigma (lowercased in its context, so whole).
+ */
+export interface TermSink {
+  asciiWord(text: string, start: number, end: number, hash: number): void
+  foldedWord(term: string): void
+}
+
+export function scanText(text: string, sink: TermSink, fold: (text: string) => string[]): void {
+  if (text.indexOf(CAPITAL_SIGMA_CHAR) >= 0) {
+    for (const term of fold(text)) sink.foldedWord(term)
+    return
+  }
+  let start = -1
+  let h = 0
+  let ascii = true
+  for (let i = 0; i <= text.length; i++) {
+    let c = i < text.length ? text.charCodeAt(i) : 32
+    if (c >= 65 && c <= 90) c += 32
+    // Outside ASCII, whether a character is a letter is tokenize's business: it joins the run.
+    const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c > 127
+    if (word) {
+      if (start < 0) {
+        start = i
+        h = 0x811c9dc5
+        ascii = true
+      }
+      if (c > 127) ascii = false
+      h = Math.imul(h ^ c, 0x01000193)
+    } else if (start >= 0) {
+      if (ascii) sink.asciiWord(text, start, i, h)
+      else for (const term of fold(text.slice(start, i))) sink.foldedWord(term)
+      start = -1
+    }
+  }
+}
