@@ -123,6 +123,8 @@ const lines: string[] = []
 let failed = false
 function report(name: string, value: string, ok: boolean | null) {
   lines.push(`${ok === null ? 'INFO' : ok ? 'PASS' : 'FAIL'}  ${name}: ${value}`)
+  // As it comes too (stderr): a long run shows its progress.
+  process.stderr.write(`${lines[lines.length - 1]}\n`)
   if (ok === false) failed = true
 }
 const mib = (n: number) => `${n.toFixed(0)} MiB`

@@ -146,6 +146,8 @@ const lines: string[] = []
 let failed = false
 function report(name: string, value: string, ok: boolean | null) {
   lines.push(`${ok === null ? 'INFO' : ok ? 'PASS' : 'FAIL'}  ${name}: ${value}`)
+  // As it comes too (stderr): a long run shows its progress.
+  process.stderr.write(`${lines[lines.length - 1]}\n`)
   if (ok === false) failed = true
 }
 const mib = (n: number) => `${n.toFixed(0)} MiB`
@@ -195,7 +197,7 @@ try {
     const heap = await heapOf(server, false)
     report(
       `workload ${workloadSeconds} s (${rounds} rounds of ${Object.keys(kinds).length + 4} requests)`,
-      `start peak ${mib(startPeak)}, after start ${mib(afterStart)}; workload peak ${mib(Math.max(...workloadMark.since()))}; steady ${mib(steady)} (target < ${targets.steady} MiB); heap used ${heap.heapUsed} MiB of ${heap.heapTotal}, external ${heap.external} MiB`,
+      `start peak ${mib(startPeak)}, after start ${mib(afterStart)}; workload peak ${mib(Math.max(...workloadMark.since()))}; steady ${mib(steady)} (${Number.isFinite(targets.steady) ? `target < ${targets.steady} MiB` : 'no target'}); heap used ${heap.heapUsed} MiB of ${heap.heapTotal}, external ${heap.external} MiB`,
       steady < targets.steady,
     )
 
