@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createTestDatabase } from '@app/testing'
 import { test } from 'tap'
-import { openDatabase } from '../src/db/index.ts'
+import { copyText, openDatabase } from '../src/db/index.ts'
 import { PGLITE_SETTINGS } from '../src/db/pglite.ts'
 
 // The same behaviour is required of both drivers; the suite runs on PGlite, and on the real
@@ -87,4 +87,50 @@ test('a new embedded database is created with bounded memory settings, in memory
     t.same(Object.fromEntries(rows.map((r) => [r.name, r.setting])), PGLITE_SETTINGS, dataDir)
   }
   t.ok(existsSync(`${target.dataDir}/fresh/PG_VERSION`), 'the new folder holds a database')
+})
+
+test('copyFrom bulk-loads rows in COPY text format, in and out of a transaction', async (t) => {
+  const target = await createTestDatabase()
+  const db = await openDatabase({ url: target.url, dataDir: `${target.dataDir}/pg` })
+  t.teardown(async () => {
+    await db.close()
+    await target.cleanup()
+  })
+  await db.exec('CREATE TABLE notes (id integer PRIMARY KEY, body text, flag boolean NOT NULL)')
+  const awkward = ['tab\there', 'new\nline', 'back\\slash \\N', 'carriage\rreturn', 'plain é']
+  // A generator of many rows: the drivers must stream it in chunks, not need it as one array.
+  function* rows() {
+    for (let i = 0; i < 20_000; i++) {
+      const body = i < awkward.length ? awkward[i] : i === 7 ? null : `row ${i}`
+      yield [copyText(i), copyText(body), copyText(i % 2 === 0)].join('\t')
+    }
+  }
+  t.equal(await db.copyFrom('notes', ['id', 'body', 'flag'], rows()), 20_000)
+  const { rows: first } = await db.query<{ id: number; body: string | null; flag: boolean }>(
+    'SELECT id, body, flag FROM notes WHERE id < 8 ORDER BY id',
+  )
+  t.same(
+    first.map((r) => r.body),
+    [...awkward, 'row 5', 'row 6', null],
+    'tabs, newlines, backslashes and nulls survive',
+  )
+  t.same(
+    first.map((r) => r.flag),
+    [true, false, true, false, true, false, true, false],
+  )
+
+  await t.rejects(
+    db.transaction(async (tx) => {
+      await tx.copyFrom('notes', ['id', 'body', 'flag'], ['100000\tinside\ttrue'])
+      throw new Error('boom')
+    }),
+    /boom/,
+  )
+  t.equal((await db.query('SELECT 1 FROM notes WHERE id = 100000')).rowCount, 0, 'a COPY in a failed transaction is undone')
+  await t.rejects(db.copyFrom('notes', ['id', 'body', 'flag'], ['1\tduplicate\ttrue']), 'a failing COPY rejects')
+  t.equal(
+    await db.copyFrom('notes', ['id', 'body', 'flag'], ['100001\tafter\tfalse']),
+    1,
+    'the database still copies after a failure',
+  )
 })

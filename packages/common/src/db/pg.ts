@@ -1,4 +1,8 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
+import { from as copyFromStdin } from 'pg-copy-streams'
+import { copyChunks, copyStatement } from './copy.ts'
 import { type Database, DatabaseUnavailableError, type ListenOptions, type Queryable } from './types.ts'
 
 // int8 (counts, sums) as numbers; values beyond 2^53 are not used by these services.
@@ -38,8 +42,38 @@ function wrap(error: unknown): unknown {
   return isUnavailable(error) ? new DatabaseUnavailableError(error) : error
 }
 
+/** Streams rows into COPY ... FROM STDIN on one connection (a pool lends one for the call). */
+async function copyInto(
+  client: pg.Pool | pg.PoolClient,
+  table: string,
+  columns: string[],
+  rows: Iterable<string> | AsyncIterable<string>,
+) {
+  const own = client instanceof pg.Pool ? await client.connect() : undefined
+  const connection = own ?? (client as pg.PoolClient)
+  let lost: Error | undefined
+  try {
+    const stream = connection.query(copyFromStdin(copyStatement(table, columns, 'STDIN')))
+    await pipeline(Readable.from(copyChunks(rows, 1 << 16)), stream)
+    return stream.rowCount
+  } catch (error) {
+    lost = own ? (error as Error) : undefined
+    throw error
+  } finally {
+    // A failed COPY leaves the connection in an unknown protocol state: discard it rather than reuse it.
+    own?.release(lost)
+  }
+}
+
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
+    async copyFrom(table, columns, rows) {
+      try {
+        return await copyInto(client, table, columns, rows)
+      } catch (error) {
+        throw wrap(error)
+      }
+    },
     async query(sql, params) {
       try {
         const result = await client.query(sql, params as unknown[])

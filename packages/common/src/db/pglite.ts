@@ -5,6 +5,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { PGlite, types } from '@electric-sql/pglite'
+import { copyChunks, copyStatement } from './copy.ts'
 import type { Database, Queryable } from './types.ts'
 
 type PGliteLike = Pick<PGlite, 'query' | 'exec'>
@@ -36,6 +37,15 @@ function queryable(db: PGliteLike): Queryable {
     },
     async exec(sql) {
       await db.exec(sql)
+    },
+    async copyFrom(table, columns, rows) {
+      // PGlite has no STDIN: each chunk goes in as a blob, bounded so a large load never sits whole in memory.
+      let copied = 0
+      for await (const chunk of copyChunks(rows, 8 << 20)) {
+        const result = await db.query(copyStatement(table, columns, "'/dev/blob'"), [], { blob: new Blob([chunk]) })
+        copied += result.affectedRows ?? 0
+      }
+      return copied
     },
   }
 }

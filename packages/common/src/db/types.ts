@@ -8,6 +8,17 @@ export interface Queryable {
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>
+  /**
+   * Bulk load: `COPY table (columns) FROM` rows in text format, each a line without its newline, values joined
+   * by tabs and escaped with copyText. Streamed, and many times faster than INSERT. Resolves to the rows copied.
+   */
+  copyFrom(table: string, columns: string[], rows: AsyncIterable<string> | Iterable<string>): Promise<number>
+}
+
+/** One value in COPY text format: \N for null; backslash, tab, newline and carriage return escaped. */
+export function copyText(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined) return '\\N'
+  return String(value).replace(/[\\\t\n\r]/g, (ch) => (ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : '\\\\'))
 }
 
 export interface ListenOptions {
