@@ -4,6 +4,7 @@
  * with typos, cut last words and accent-stripped forms.
  */
 import { createHash } from 'node:crypto'
+import type { NewMeme } from '../src/memes/write-repository.ts'
 import type { SearchDocument } from '../src/search/types.ts'
 
 export interface CorpusOptions {
@@ -132,35 +133,73 @@ export function zipfSampler(n: number, exponent: number, random: () => number): 
 }
 
 export function generateCorpus(options: CorpusOptions): Corpus {
+  const { words, tags, documents } = streamCorpus(options)
+  return { documents: [...documents], words, tags }
+}
+
+/** The corpus of generateCorpus with its documents made one at a time: a million need not sit in memory. */
+export function streamCorpus(options: CorpusOptions): { words: string[]; tags: string[]; documents: Generator<SearchDocument> } {
   const random = createRandom(options.seed ?? 42)
   const words = generateWords(options.vocabulary ?? 5000, options.accented ?? 300, random)
   const tags = generateWords(options.tags ?? 300, 0, random).map((word, i) => (i % 7 === 0 ? `${word}-${words[i]}` : word))
   const pickWord = zipfSampler(words.length, 1, random)
   const pickTag = zipfSampler(tags.length, 0.8, random)
-  const documents: SearchDocument[] = []
   const start = Date.UTC(2024, 0, 1)
-  for (let i = 0; i < options.documents; i++) {
-    const length = 8 + Math.floor(random() * random() * 33)
-    const caption: string[] = []
-    for (let w = 0; w < length; w++) {
-      let word = words[pickWord()]
-      if (w === 0 || random() < 0.05) word = word[0].toUpperCase() + word.slice(1)
-      caption.push(random() < 0.08 ? `${word},` : word)
+  function* documents(): Generator<SearchDocument> {
+    for (let i = 0; i < options.documents; i++) {
+      const length = 8 + Math.floor(random() * random() * 33)
+      const caption: string[] = []
+      for (let w = 0; w < length; w++) {
+        let word = words[pickWord()]
+        if (w === 0 || random() < 0.05) word = word[0].toUpperCase() + word.slice(1)
+        caption.push(random() < 0.08 ? `${word},` : word)
+      }
+      const docTags = new Set<string>()
+      const tagCount = 1 + Math.floor(random() * 5)
+      while (docTags.size < tagCount) docTags.add(tags[pickTag()])
+      yield {
+        id: createHash('sha256')
+          .update(`meme-${options.seed ?? 42}-${i}`)
+          .digest('hex'),
+        caption: `${caption.join(' ')}.`,
+        tags: [...docTags],
+        // Whole seconds with random gaps, so some memes share a createdAt and the id breaks the tie.
+        createdAt: start + (i + Math.floor(random() * 3)) * 1000,
+      }
     }
-    const docTags = new Set<string>()
-    const tagCount = 1 + Math.floor(random() * 5)
-    while (docTags.size < tagCount) docTags.add(tags[pickTag()])
-    documents.push({
-      id: createHash('sha256')
-        .update(`meme-${options.seed ?? 42}-${i}`)
-        .digest('hex'),
-      caption: `${caption.join(' ')}.`,
-      tags: [...docTags],
-      // Whole seconds with random gaps, so some memes share a createdAt and the id breaks the tie.
-      createdAt: start + (i + Math.floor(random() * 3)) * 1000,
-    })
   }
-  return { documents, words, tags }
+  return { words, tags, documents: documents() }
+}
+
+/** A corpus document as a stored meme (approved, without media): what the database side of the benches loads. */
+export function corpusMeme(doc: SearchDocument): NewMeme {
+  return {
+    id: doc.id,
+    status: 'approved',
+    createdAt: new Date(doc.createdAt),
+    byteSize: 48213,
+    width: 800,
+    height: 600,
+    originalMime: 'image/png',
+    originalName: 'meme.png',
+    moderationScore: 3,
+    moderationReason: 'safe',
+    caption: doc.caption,
+    tags: doc.tags,
+  }
+}
+
+/** Groups items into arrays of `size` (the last may be shorter). */
+export function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let batch: T[] = []
+  for (const item of items) {
+    batch.push(item)
+    if (batch.length === size) {
+      yield batch
+      batch = []
+    }
+  }
+  if (batch.length > 0) yield batch
 }
 
 const stripAccents = (text: string) => text.normalize('NFD').replace(/\p{M}+/gu, '')

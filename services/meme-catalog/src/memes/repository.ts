@@ -74,16 +74,27 @@ export function createMemesRepository(db: Queryable) {
       return rows[0] ? toMeme(rows[0]) : null
     },
 
-    /** Every public meme with its tags (read-model build). */
-    async listAllPublic(): Promise<MemeT[]> {
-      // One grouped pass over meme_tags (a hash join) rather than a subquery per meme.
-      const { rows } = await db.query<MemeRow>(
-        `SELECT ${BASE_COLUMNS}, coalesce(t.tags, '{}') AS tags
-         FROM memes m
-         LEFT JOIN (SELECT meme_id, array_agg(tag ORDER BY tag) AS tags FROM meme_tags GROUP BY meme_id) t ON t.meme_id = m.id
-         WHERE ${PUBLIC}`,
-      )
-      return rows.map(toMeme)
+    /**
+     * Every public meme with its tags, `batchSize` at a time in id order (keyset, so each batch is an index range
+     * and no server-side state spans batches): the read model is built while it streams, never holding all rows.
+     */
+    async *publicBatches(batchSize: number): AsyncGenerator<MemeT[]> {
+      let after = ''
+      for (;;) {
+        // The batch's tags come from the same id range of meme_tags' primary key: one range scan, no per-meme lookup.
+        const { rows } = await db.query<MemeRow>(
+          `WITH batch AS (SELECT ${BASE_COLUMNS} FROM memes m WHERE ${PUBLIC} AND m.id > $1 ORDER BY m.id LIMIT $2)
+           SELECT b.*, coalesce(t.tags, '{}') AS tags
+           FROM batch b
+           LEFT JOIN (SELECT meme_id, array_agg(tag ORDER BY tag) AS tags FROM meme_tags
+                      WHERE meme_id > $1 AND meme_id <= (SELECT max(id) FROM batch) GROUP BY meme_id) t ON t.meme_id = b.id
+           ORDER BY b.id`,
+          [after, batchSize],
+        )
+        if (rows.length > 0) yield rows.map(toMeme)
+        if (rows.length < batchSize) return
+        after = rows[rows.length - 1].id
+      }
     },
 
     /** Newest first, all tags required: the database answer used while the read model is loading. */

@@ -131,6 +131,33 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
       return rows.length
     },
 
+    /**
+     * Bulk load of rows without media or caption jobs (benchmark corpora, imports into an empty catalog): batches
+     * go in through COPY, all in one transaction, then every instance reloads its read model. Unlike insert() an id
+     * already stored fails the whole load. Returns how many memes were stored.
+     */
+    async bulkLoad(batches: AsyncIterable<NewMeme[]> | Iterable<NewMeme[]>): Promise<number> {
+      const stored = await db.transaction(async (tx) => {
+        const writes = createMemeWriteRepository(tx)
+        const { rows } = await tx.query<{ now: Date | string }>('SELECT now() AS now')
+        const now = new Date(rows[0].now)
+        let count = 0
+        for await (const memes of batches) {
+          if (memes.some((m) => m.webp || m.captionJob)) throw new Error('bulkLoad stores neither media nor caption jobs')
+          await writes.addToCatalog([...new Set(memes.flatMap((m) => m.tags ?? []))])
+          count += await writes.copy(memes, now)
+          const links = memes.flatMap((m) => [...new Set(m.tags ?? [])].map((tag) => [m.id, tag] as const))
+          await writes.copyLinks(
+            links.map(([id]) => id),
+            links.map(([, tag]) => tag),
+          )
+        }
+        return count
+      })
+      if (stored > 0) await readModel.catalogChanged()
+      return stored
+    },
+
     /** Approves or rejects a live meme; returns its previous status, or null when missing or deleted. */
     async setStatus(actor: string, id: string, to: 'approved' | 'rejected'): Promise<MemeStatus | null> {
       const from = await db.transaction(async (tx) => {

@@ -1,4 +1,4 @@
-import type { Queryable } from '@app/common'
+import { copyText, type Queryable } from '@app/common'
 import type { MemeRow } from './repository.ts'
 
 export type MemeStatus = 'approved' | 'pending' | 'rejected'
@@ -62,6 +62,55 @@ const jsonRow = (m: NewMeme) => ({
   uploader_ip: m.uploaderIp ?? null,
 })
 
+const COPY_COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'status',
+  'deleted_at',
+  'byte_size',
+  'width',
+  'height',
+  'original_mime',
+  'original_name',
+  'moderation_score',
+  'moderation_reason',
+  'caption',
+  'demo',
+  'phash',
+  'near_duplicate_of',
+  'uploader_ip',
+]
+
+/** A text[] literal with every element quoted (COPY reads arrays in their literal form). */
+const arrayLiteral = (items: string[]) => `{${items.map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`
+
+/** One memes row in COPY text format; `now` stands in for the database clock's default. */
+function copyRow(m: NewMeme, now: string): string {
+  const row = jsonRow(m)
+  return [
+    row.id,
+    row.created_at ?? now,
+    row.updated_at ?? now,
+    row.status,
+    row.deleted_at,
+    row.byte_size,
+    row.width,
+    row.height,
+    row.original_mime,
+    row.original_name,
+    row.moderation_score,
+    row.moderation_reason,
+    row.caption,
+    row.demo,
+    row.phash,
+    arrayLiteral(row.near_duplicate_of),
+    row.uploader_ip,
+  ]
+    .map(copyText)
+    .join('\t')
+}
+
 /** Every statement that changes a meme; only the meme use cases call it (inside their transaction). */
 export function createMemeWriteRepository(db: Queryable) {
   return {
@@ -83,6 +132,28 @@ export function createMemeWriteRepository(db: Queryable) {
         [JSON.stringify(memes.map(jsonRow))],
       )
       return rows
+    },
+
+    /**
+     * Bulk insert through COPY (corpus loads): no conflict handling, so an id already stored fails the statement;
+     * `now` (the transaction's clock) fills createdAt and updatedAt when absent. Returns the rows copied.
+     */
+    async copy(memes: NewMeme[], now: Date): Promise<number> {
+      const stamp = now.toISOString()
+      return db.copyFrom(
+        'memes',
+        COPY_COLUMNS,
+        memes.map((m) => copyRow(m, stamp)),
+      )
+    },
+
+    /** Links memes to catalog tags through COPY: pairs (memeIds[i], tags[i]). */
+    async copyLinks(memeIds: string[], tags: string[]): Promise<number> {
+      return db.copyFrom(
+        'meme_tags',
+        ['meme_id', 'tag'],
+        memeIds.map((id, i) => `${copyText(id)}\t${copyText(tags[i])}`),
+      )
     },
 
     async insertMedia(memeId: string, webp: Buffer): Promise<void> {

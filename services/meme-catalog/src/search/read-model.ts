@@ -2,10 +2,28 @@ import type { MemeT } from '../memes/schemas.ts'
 import { createSearchIndex } from './engine.ts'
 import type { MemeSearchIndex } from './types.ts'
 
+/**
+ * What the model keeps of one meme: the wire record without what derives from the id (urls) or is the same for
+ * every public meme (mime); createdAt as a number; repeated strings shared. A million of these must fit.
+ */
 interface Entry {
-  meme: MemeT
-  /** JSON of `meme`, built on first use and dropped on change: list pages are concatenations of these. */
-  json?: string
+  id: string
+  createdAt: number
+  byteSize: number
+  width: number
+  height: number
+  originalMime: MemeT['originalMime']
+  status: MemeT['status']
+  moderationScore: number
+  moderationReason: string
+  viewCount: number
+  downloadCount: number
+  originalName: string
+  demo: boolean
+  caption: string
+  tags: string[]
+  /** JSON of the record, built on first use and dropped on change: list pages are concatenations of these. */
+  json: string | undefined
 }
 
 export interface PageRequest {
@@ -20,10 +38,15 @@ export interface Page {
   pageSize: number
   total: number
   totalPages: number
-  memes: MemeT[]
-  /** The memes array as JSON (from the per-meme cache). */
+  /** The page's memes as a JSON array (from the per-meme cache). */
   memesJson: string
 }
+
+/** Entries whose JSON is kept at most: enough for every hot page, bounded however deep crawlers page. */
+const JSON_CACHE_ENTRIES = 20_000
+/** Distinct strings shared at most (reasons, file names, tags); past it, strings are kept as they come. */
+const SHARED_STRINGS = 50_000
+const NO_TAGS: string[] = []
 
 /**
  * The public read model: every approved, non-deleted meme held in memory with its search index,
@@ -33,19 +56,41 @@ export interface Page {
 export class ReadModel {
   private entries = new Map<string, Entry>()
   private index: MemeSearchIndex
+  private shared = new Map<string, string>()
+  // Entries holding JSON, oldest first: a ring, so the cache is bounded without bookkeeping per hit.
+  private cachedJson: (Entry | undefined)[] = new Array(JSON_CACHE_ENTRIES)
+  private cachedAt = 0
 
   constructor(memes: MemeT[] = []) {
     this.index = createSearchIndex()
     for (const meme of memes) this.upsert(meme)
   }
 
-  /** Builds in slices, yielding to the event loop between them so health and other requests keep answering. */
-  static async build(memes: MemeT[], slice = 2000): Promise<ReadModel> {
+  /**
+   * Builds from batches as they stream in, yielding to the event loop every `slice` memes so health and other
+   * requests keep answering. The next batch is requested before this one is indexed: the database prepares it
+   * meanwhile, and only one batch waits in memory beside the model.
+   */
+  static async build(batches: AsyncIterable<MemeT[]> | Iterable<MemeT[]>, slice = 2000): Promise<ReadModel> {
     const model = new ReadModel()
-    for (let start = 0; start < memes.length; start += slice) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve))
-      const end = Math.min(memes.length, start + slice)
-      for (let i = start; i < end; i++) model.upsert(memes[i])
+    const source = Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : toAsync(batches as Iterable<MemeT[]>)
+    let next = source.next()
+    let indexed = 0
+    try {
+      for (;;) {
+        const { value: memes, done } = await next
+        if (done) break
+        next = source.next()
+        // Not awaited until this batch is indexed: a failure meanwhile must not count as unhandled.
+        next.catch(() => {})
+        for (const meme of memes) {
+          if (indexed > 0 && indexed % slice === 0) await new Promise((resolve) => setImmediate(resolve))
+          model.upsert(meme)
+          indexed++
+        }
+      }
+    } finally {
+      await source.return?.()
     }
     return model
   }
@@ -55,12 +100,31 @@ export class ReadModel {
   }
 
   get(id: string): MemeT | undefined {
-    return this.entries.get(id)?.meme
+    const entry = this.entries.get(id)
+    return entry ? toWire(entry) : undefined
   }
 
   upsert(meme: MemeT): void {
-    this.entries.set(meme.id, { meme })
-    this.index.upsert({ id: meme.id, caption: meme.caption, tags: meme.tags, createdAt: Date.parse(meme.createdAt) })
+    const createdAt = Date.parse(meme.createdAt)
+    this.entries.set(meme.id, {
+      id: meme.id,
+      createdAt,
+      byteSize: meme.byteSize,
+      width: meme.width,
+      height: meme.height,
+      originalMime: this.share(meme.originalMime) as MemeT['originalMime'],
+      status: this.share(meme.status) as MemeT['status'],
+      moderationScore: meme.moderationScore,
+      moderationReason: this.share(meme.moderationReason),
+      viewCount: meme.viewCount,
+      downloadCount: meme.downloadCount,
+      originalName: this.share(meme.originalName),
+      demo: meme.demo,
+      caption: meme.caption,
+      tags: meme.tags.length === 0 ? NO_TAGS : meme.tags.map((tag) => this.share(tag)),
+      json: undefined,
+    })
+    this.index.upsert({ id: meme.id, caption: meme.caption, tags: meme.tags, createdAt })
   }
 
   remove(id: string): void {
@@ -72,7 +136,8 @@ export class ReadModel {
   setCounts(id: string, viewCount: number, downloadCount: number): void {
     const entry = this.entries.get(id)
     if (!entry) return
-    entry.meme = { ...entry.meme, viewCount, downloadCount }
+    entry.viewCount = viewCount
+    entry.downloadCount = downloadCount
     entry.json = undefined
   }
 
@@ -86,15 +151,56 @@ export class ReadModel {
       served = totalPages
       result = this.index.search({ q, tags, offset: (served - 1) * pageSize, limit: pageSize })
     }
-    const memes: MemeT[] = []
     const parts: string[] = []
     for (const id of result.ids) {
       const entry = this.entries.get(id)
-      if (!entry) continue
-      entry.json ??= JSON.stringify(entry.meme)
-      memes.push(entry.meme)
-      parts.push(entry.json)
+      if (entry) parts.push(this.jsonOf(entry))
     }
-    return { page: served, pageSize, total: result.total, totalPages, memes, memesJson: `[${parts.join(',')}]` }
+    return { page: served, pageSize, total: result.total, totalPages, memesJson: `[${parts.join(',')}]` }
   }
+
+  private jsonOf(entry: Entry): string {
+    if (entry.json !== undefined) return entry.json
+    const evicted = this.cachedJson[this.cachedAt]
+    if (evicted) evicted.json = undefined
+    this.cachedJson[this.cachedAt] = entry
+    this.cachedAt = (this.cachedAt + 1) % JSON_CACHE_ENTRIES
+    entry.json = JSON.stringify(toWire(entry))
+    return entry.json
+  }
+
+  private share(text: string): string {
+    const known = this.shared.get(text)
+    if (known !== undefined) return known
+    if (this.shared.size < SHARED_STRINGS) this.shared.set(text, text)
+    return text
+  }
+}
+
+/** The wire record (field order as the schema's, so the JSON matches a serialized MemeT). */
+function toWire(entry: Entry): MemeT {
+  return {
+    id: entry.id,
+    createdAt: new Date(entry.createdAt).toISOString(),
+    byteSize: entry.byteSize,
+    width: entry.width,
+    height: entry.height,
+    mime: 'image/webp',
+    originalMime: entry.originalMime,
+    status: entry.status,
+    moderationScore: entry.moderationScore,
+    moderationReason: entry.moderationReason,
+    viewCount: entry.viewCount,
+    downloadCount: entry.downloadCount,
+    originalName: entry.originalName,
+    url: `/media/${entry.id}`,
+    downloadUrl: `/media/${entry.id}?download=1`,
+    demo: entry.demo,
+    caption: entry.caption,
+    tags: entry.tags,
+  }
+}
+
+async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items
 }

@@ -6,6 +6,8 @@ import { ReadModel } from './read-model.ts'
 
 /** NOTIFY channel shared by every instance of the catalog on one database. */
 export const CHANGE_CHANNEL = 'meme_changed'
+/** Memes per read of the build: large enough that round trips do not dominate, small enough to bound memory. */
+export const BUILD_BATCH = 10_000
 // pg_notify payloads must stay under 8000 bytes: 64-char ids, ~100 per message.
 const IDS_PER_NOTIFY = 100
 
@@ -40,7 +42,11 @@ export interface ReadModelReplica {
   close(): Promise<void>
 }
 
-export async function createReadModelReplica(db: Database, log: FastifyBaseLogger): Promise<ReadModelReplica> {
+export async function createReadModelReplica(
+  db: Database,
+  log: FastifyBaseLogger,
+  { buildBatch = BUILD_BATCH }: { buildBatch?: number } = {},
+): Promise<ReadModelReplica> {
   const origin = randomUUID()
   const repo = createMemesRepository(db)
   let model: ReadModel | null = null
@@ -69,8 +75,8 @@ export async function createReadModelReplica(db: Database, log: FastifyBaseLogge
   async function buildOnce() {
     dirty.clear()
     const started = performance.now()
-    const memes = await repo.listAllPublic()
-    const next = await ReadModel.build(memes)
+    // Streamed in batches; changes committed meanwhile are in `dirty` and re-read below, as with one snapshot.
+    const next = await ReadModel.build(repo.publicBatches(buildBatch))
     model = next
     for (const listener of removedListeners) listener()
     markReady()
