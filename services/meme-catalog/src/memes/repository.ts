@@ -53,6 +53,55 @@ export function toMeme(row: MemeRow): MemeT {
   }
 }
 
+/**
+ * A public meme as the read model keeps it: the wire record without what derives from the id (urls) or is the
+ * same for every public meme (mime, status), with createdAt in epoch milliseconds.
+ */
+export interface PublicMemeRecord {
+  id: string
+  createdAt: number
+  byteSize: number
+  width: number
+  height: number
+  originalMime: MemeT['originalMime']
+  moderationScore: number
+  moderationReason: string
+  viewCount: number
+  downloadCount: number
+  originalName: string
+  demo: boolean
+  caption: string
+  tags: string[]
+}
+
+interface RecordRow extends Omit<MemeRow, 'created_at' | 'status' | 'mime'> {
+  created_ms: number
+}
+
+// The batch columns: no status or mime (the same for every public meme); created_at as whole epoch
+// milliseconds, as a Date would hold it, so no Date is parsed or formatted per row.
+const RECORD_COLUMNS = `m.id, floor(extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms, m.byte_size, m.width, m.height,
+  m.original_mime, m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption`
+
+function toRecord(row: RecordRow): PublicMemeRecord {
+  return {
+    id: row.id,
+    createdAt: Number(row.created_ms),
+    byteSize: Number(row.byte_size),
+    width: Number(row.width),
+    height: Number(row.height),
+    originalMime: row.original_mime as MemeT['originalMime'],
+    moderationScore: Number(row.moderation_score),
+    moderationReason: row.moderation_reason,
+    viewCount: Number(row.view_count),
+    downloadCount: Number(row.download_count),
+    originalName: row.original_name,
+    demo: row.demo,
+    caption: row.caption,
+    tags: row.tags ?? [],
+  }
+}
+
 export interface PublicListQuery {
   tags: string[]
   offset: number
@@ -78,12 +127,12 @@ export function createMemesRepository(db: Queryable) {
      * Every public meme with its tags, `batchSize` at a time in id order (keyset, so each batch is an index range
      * and no server-side state spans batches): the read model is built while it streams, never holding all rows.
      */
-    async *publicBatches(batchSize: number): AsyncGenerator<MemeT[]> {
+    async *publicBatches(batchSize: number): AsyncGenerator<PublicMemeRecord[]> {
       let after = ''
       for (;;) {
         // The batch's tags come from the same id range of meme_tags' primary key: one range scan, no per-meme lookup.
-        const { rows } = await db.query<MemeRow>(
-          `WITH batch AS (SELECT ${BASE_COLUMNS} FROM memes m WHERE ${PUBLIC} AND m.id > $1 ORDER BY m.id LIMIT $2)
+        const { rows } = await db.query<RecordRow>(
+          `WITH batch AS (SELECT ${RECORD_COLUMNS} FROM memes m WHERE ${PUBLIC} AND m.id > $1 ORDER BY m.id LIMIT $2)
            SELECT b.*, coalesce(t.tags, '{}') AS tags
            FROM batch b
            LEFT JOIN (SELECT meme_id, array_agg(tag ORDER BY tag) AS tags FROM meme_tags
@@ -91,7 +140,7 @@ export function createMemesRepository(db: Queryable) {
            ORDER BY b.id`,
           [after, batchSize],
         )
-        if (rows.length > 0) yield rows.map(toMeme)
+        if (rows.length > 0) yield rows.map(toRecord)
         if (rows.length < batchSize) return
         after = rows[rows.length - 1].id
       }

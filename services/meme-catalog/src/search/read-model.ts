@@ -1,27 +1,10 @@
+import type { PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
 import { createSearchIndex } from './engine.ts'
 import type { MemeSearchIndex } from './types.ts'
 
-/**
- * What the model keeps of one meme: the wire record without what derives from the id (urls) or is the same for
- * every public meme (mime); createdAt as a number; repeated strings shared. A million of these must fit.
- */
-interface Entry {
-  id: string
-  createdAt: number
-  byteSize: number
-  width: number
-  height: number
-  originalMime: MemeT['originalMime']
-  status: MemeT['status']
-  moderationScore: number
-  moderationReason: string
-  viewCount: number
-  downloadCount: number
-  originalName: string
-  demo: boolean
-  caption: string
-  tags: string[]
+/** One meme in the model: its compact record (shared strings) and, while cached, its JSON. */
+interface Entry extends PublicMemeRecord {
   /** JSON of the record, built on first use and dropped on change: list pages are concatenations of these. */
   json: string | undefined
 }
@@ -71,9 +54,13 @@ export class ReadModel {
    * requests keep answering. The next batch is requested before this one is indexed: the database prepares it
    * meanwhile, and only one batch waits in memory beside the model.
    */
-  static async build(batches: AsyncIterable<MemeT[]> | Iterable<MemeT[]>, slice = 2000): Promise<ReadModel> {
+  static async build(
+    batches: AsyncIterable<PublicMemeRecord[]> | Iterable<PublicMemeRecord[]>,
+    slice = 2000,
+  ): Promise<ReadModel> {
     const model = new ReadModel()
-    const source = Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : toAsync(batches as Iterable<MemeT[]>)
+    const source =
+      Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : toAsync(batches as Iterable<PublicMemeRecord[]>)
     let next = source.next()
     let indexed = 0
     try {
@@ -85,7 +72,7 @@ export class ReadModel {
         next.catch(() => {})
         for (const meme of memes) {
           if (indexed > 0 && indexed % slice === 0) await new Promise((resolve) => setImmediate(resolve))
-          model.upsert(meme)
+          model.put(meme)
           indexed++
         }
       }
@@ -104,27 +91,30 @@ export class ReadModel {
     return entry ? toWire(entry) : undefined
   }
 
+  /** Adds or replaces a public meme. */
   upsert(meme: MemeT): void {
-    const createdAt = Date.parse(meme.createdAt)
-    this.entries.set(meme.id, {
-      id: meme.id,
-      createdAt,
-      byteSize: meme.byteSize,
-      width: meme.width,
-      height: meme.height,
-      originalMime: this.share(meme.originalMime) as MemeT['originalMime'],
-      status: this.share(meme.status) as MemeT['status'],
-      moderationScore: meme.moderationScore,
-      moderationReason: this.share(meme.moderationReason),
-      viewCount: meme.viewCount,
-      downloadCount: meme.downloadCount,
-      originalName: this.share(meme.originalName),
-      demo: meme.demo,
-      caption: meme.caption,
-      tags: meme.tags.length === 0 ? NO_TAGS : meme.tags.map((tag) => this.share(tag)),
+    this.put({ ...meme, createdAt: Date.parse(meme.createdAt) })
+  }
+
+  private put(record: PublicMemeRecord): void {
+    this.entries.set(record.id, {
+      id: record.id,
+      createdAt: record.createdAt,
+      byteSize: record.byteSize,
+      width: record.width,
+      height: record.height,
+      originalMime: record.originalMime === 'image/png' ? 'image/png' : 'image/jpeg',
+      moderationScore: record.moderationScore,
+      moderationReason: this.share(record.moderationReason),
+      viewCount: record.viewCount,
+      downloadCount: record.downloadCount,
+      originalName: this.share(record.originalName),
+      demo: record.demo,
+      caption: record.caption,
+      tags: record.tags.length === 0 ? NO_TAGS : record.tags.map((tag) => this.share(tag)),
       json: undefined,
     })
-    this.index.upsert({ id: meme.id, caption: meme.caption, tags: meme.tags, createdAt })
+    this.index.upsert({ id: record.id, caption: record.caption, tags: record.tags, createdAt: record.createdAt })
   }
 
   remove(id: string): void {
@@ -187,7 +177,8 @@ function toWire(entry: Entry): MemeT {
     height: entry.height,
     mime: 'image/webp',
     originalMime: entry.originalMime,
-    status: entry.status,
+    // Only approved memes are public, and only public memes are in the model.
+    status: 'approved',
     moderationScore: entry.moderationScore,
     moderationReason: entry.moderationReason,
     viewCount: entry.viewCount,

@@ -38,6 +38,8 @@ test('the read model streamed in batches answers exactly as one loaded at once',
     { ...corpusMeme(documents[4]), id: hex(5), caption: 'tab\there new\nline back\\slash \\N "quoted" é' },
   )
   t.equal(await app.memeUseCases.bulkLoad(inBatches(memes, 700)), memes.length, 'every meme stored through COPY')
+  // Stamped by the database clock (microseconds): the batch read must truncate to milliseconds as a Date does.
+  await app.memeUseCases.insert([{ ...corpusMeme(documents[5]), id: hex(6), createdAt: undefined }])
 
   const replica = await createReadModelReplica(app.db, app.log, { buildBatch: BATCH })
   t.teardown(() => replica.close())
@@ -45,7 +47,7 @@ test('the read model streamed in batches answers exactly as one loaded at once',
   const streamed = replica.current as ReadModel
   const reference = await loadAtOnce(app)
 
-  t.equal(reference.size, DOCUMENTS + 2, 'reference: the corpus plus the untagged and the escaped meme')
+  t.equal(reference.size, DOCUMENTS + 3, 'reference: the corpus plus the untagged, the escaped and the clock-stamped meme')
   t.equal(streamed.size, reference.size)
   t.equal(streamed.get(hex(1)), undefined, 'pending left out')
   t.equal(streamed.get(hex(3)), undefined, 'deleted left out')
@@ -53,6 +55,7 @@ test('the read model streamed in batches answers exactly as one loaded at once',
   t.equal(streamed.get(hex(5))?.caption, 'tab\there new\nline back\\slash \\N "quoted" é', 'COPY escapes round-trip')
   t.same(streamed.get(documents[7].id)?.tags, [...documents[7].tags].sort(), 'tags arrive sorted, as the reference reads them')
 
+  t.same(streamed.get(hex(6)), reference.get(hex(6)), 'a microsecond timestamp reads the same both ways')
   let differing = 0
   for (const doc of documents) if (JSON.stringify(streamed.get(doc.id)) !== JSON.stringify(reference.get(doc.id))) differing++
   t.equal(differing, 0, 'every record identical')
