@@ -24,6 +24,11 @@ export interface RateLimiter {
 declare module 'fastify' {
   interface FastifyInstance {
     rateLimiter: RateLimiter
+    /**
+     * What a limited route's onRequest hook does: counts the request, sets `request.rateLimit` and the RateLimit-*
+     * headers, and throws the 429 when the budget is spent. For a hook that answers before the route's own hooks.
+     */
+    enforceRateLimit(rule: RouteRateLimit, request: FastifyRequest, reply: RateLimitReply): Promise<void>
   }
   interface FastifyRequest {
     /** The state of the route's rate limit after this request was counted; null on unlimited routes. */
@@ -104,6 +109,8 @@ export function setRateLimitHeaders(reply: { header: (k: string, v: string | num
   reply.header('RateLimit-Reset', state.resetAt)
 }
 
+type RateLimitReply = { header: (k: string, v: string | number) => unknown }
+
 export interface RateLimitPluginOptions {
   redisUrl?: string
   message?: (state: RateLimitState, retryAfterSeconds: number) => string
@@ -119,17 +126,19 @@ export const rateLimitPlugin = fp(
     fastify.decorate('rateLimiter', limiter)
     fastify.decorateRequest('rateLimit', null)
     const message = options.message ?? ((_s: RateLimitState, retry: number) => `Rate limit exceeded; retry in ${retry} seconds.`)
+    const enforce = async (rule: RouteRateLimit, request: FastifyRequest, reply: RateLimitReply) => {
+      const { allowed, state, retryAfterSeconds } = await limiter.consume(rule, request.ip)
+      request.rateLimit = state
+      setRateLimitHeaders(reply, state)
+      if (!allowed) throw tooManyRequests(message(state, retryAfterSeconds), retryAfterSeconds)
+    }
+    fastify.decorate('enforceRateLimit', enforce)
     fastify.addHook('onRoute', (route) => {
       const rule = route.config?.rateLimit
       if (!rule) return
       // A bucket used with two different budgets fails here, at start-up.
       limiter.prepare(rule)
-      const hook = async (request: FastifyRequest, reply: { header: (k: string, v: string | number) => unknown }) => {
-        const { allowed, state, retryAfterSeconds } = await limiter.consume(rule, request.ip)
-        request.rateLimit = state
-        setRateLimitHeaders(reply, state)
-        if (!allowed) throw tooManyRequests(message(state, retryAfterSeconds), retryAfterSeconds)
-      }
+      const hook = (request: FastifyRequest, reply: RateLimitReply) => enforce(rule, request, reply)
       const existing = route.onRequest
       route.onRequest = existing ? [...(Array.isArray(existing) ? existing : [existing]), hook] : [hook]
     })

@@ -14,6 +14,7 @@ import { adminPlugin } from './admin/plugin.ts'
 import { captionsPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
 import { demoEnabled, demoPlugin } from './demo/seed.ts'
+import { mediaHitsPlugin } from './media/hits.ts'
 import { mediaRoutes } from './media/routes.ts'
 import { corsOptions, parseOrigins } from './memes/cors.ts'
 import { memesRepositoryPlugin, memeUseCasesPlugin } from './memes/plugin.ts'
@@ -57,6 +58,10 @@ export function buildApp(config: Config, deps: AppDeps = {}): App {
 async function memeCatalog(fastify: FastifyInstance, config: Config) {
   // OpenAPI first: it documents the routes registered after it.
   await fastify.register(sharedSchemasPlugin, { components: memeSchemas })
+  const window = config.RATE_LIMIT_WINDOW_SECONDS
+  const mediaLimit = { bucket: 'media', max: config.MEDIA_RATE_LIMIT, windowSeconds: window }
+  // Before CORS: its hook must run first to let cached images skip the generic hook chain.
+  await fastify.register(mediaHitsPlugin, { mediaLimit })
   await fastify.register(cors, corsOptions(parseOrigins(config.CORS_UPLOAD_ORIGINS)))
   await fastify.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'] })
   await fastify.register(openapiPlugin)
@@ -64,12 +69,11 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   await fastify.register(tagsRepositoryPlugin)
   await fastify.register(readModelPlugin)
   await fastify.register(memeUseCasesPlugin)
-  const window = config.RATE_LIMIT_WINDOW_SECONDS
   const readLimit = { bucket: 'read', max: config.READ_RATE_LIMIT, windowSeconds: window }
   await fastify.register(memesRoutes, { readLimit })
   await fastify.register(tagsRoutes, { readLimit })
   await fastify.register(mediaRoutes, {
-    mediaLimit: { bucket: 'media', max: config.MEDIA_RATE_LIMIT, windowSeconds: window },
+    mediaLimit,
     counterFlushMs: config.MEDIA_COUNTER_FLUSH_MS,
     cacheMegabytes: config.MEDIA_CACHE_MB,
   })

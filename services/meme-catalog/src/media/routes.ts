@@ -23,7 +23,7 @@ export interface MediaRoutesOptions {
 }
 
 // Media never changes under an id (the id is the hash of the upload): cache for a year.
-const IMMUTABLE = 'public, max-age=31536000, immutable'
+export const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 /** Does If-None-Match name this entity tag (or *)? Weak comparison, as RFC 9110 asks for If-None-Match. */
 export function matchesEtag(header: string | undefined, etag: string): boolean {
