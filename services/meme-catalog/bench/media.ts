@@ -25,6 +25,7 @@ const { values: args } = parseArgs({
     images: { type: 'string', default: '20' },
     connections: { type: 'string', default: '32' },
     'memory-seconds': { type: 'string', default: '15' },
+    'memory-only': { type: 'boolean', default: false },
   },
 })
 const seconds = Number(args.seconds)
@@ -132,7 +133,7 @@ const databases: { name: string; env: Record<string, string> }[] = [{ name: 'emb
 if (process.env.DATABASE_URL) databases.push({ name: 'PostgreSQL', env: { DATABASE_URL: process.env.DATABASE_URL } })
 else console.log('PostgreSQL: SKIPPED (set DATABASE_URL to a fresh database to measure it)')
 
-for (const database of databases) {
+for (const database of args['memory-only'] ? [] : databases) {
   if (!nginxAvailable()) {
     console.log(`nginx comparison on ${database.name}: SKIPPED (/usr/sbin/nginx is missing; apt-get install nginx-light)`)
     targets.push({ name: `media >= ${TARGET}x nginx, ${database.name}`, measured: 'skipped: no nginx', pass: null })
@@ -212,11 +213,14 @@ for (const database of databases) {
   }
 }
 
-// Memory stays bounded: 4x more distinct images than the cache holds, read round-robin (every read a miss).
+// Memory stays bounded: 4x more distinct images than the cache holds, read round-robin (every read a miss). On
+// PostgreSQL when given (the embedded database's WebAssembly memory grows as it reads and would hide the app's);
+// the pass/fail figure is the JavaScript heap plus Buffer memory, where the cache lives.
 {
   const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'media-files-'))
+  const memoryDatabase = databases[databases.length - 1]
   const app = await startApp(
-    { DATABASE_URL: undefined, REDIS_URL: undefined, MEDIA_CACHE_MB: String(MEMORY_CACHE_MB) },
+    { DATABASE_URL: undefined, REDIS_URL: undefined, ...memoryDatabase.env, MEDIA_CACHE_MB: String(MEMORY_CACHE_MB) },
     MEMORY_IMAGES,
     mediaDir,
   )
@@ -225,6 +229,8 @@ for (const database of databases) {
       cacheBytes: number
       cacheMaxBytes: number
       rss: number
+      heapUsed: number
+      arrayBuffers: number
     }
     const paths = app.ids.map((id) => `/media/${id}`)
     const samples: Stats[] = []
@@ -236,15 +242,16 @@ for (const database of databases) {
     const maxCache = Math.max(...samples.map((s) => s.cacheBytes))
     const third = samples[Math.floor(samples.length / 3)]
     const last = samples[samples.length - 1]
-    const growth = last.rss - third.rss
+    const js = (x: Stats) => x.heapUsed + x.arrayBuffers
+    const growth = js(last) - js(third)
     console.log(
-      `memory: MEDIA_CACHE_MB=${MEMORY_CACHE_MB}, ${app.ids.length} images (${mb(app.bytes)}), ${load.requests} reads ` +
+      `memory (${memoryDatabase.name}): MEDIA_CACHE_MB=${MEMORY_CACHE_MB}, ${app.ids.length} images (${mb(app.bytes)}), ${load.requests} reads ` +
         `(${load.perSecond.toFixed(0)} req/s); cache at most ${mb(maxCache)} of ${mb(last.cacheMaxBytes)}; ` +
-        `RSS ${samples.map((s) => (s.rss / 1024 / 1024).toFixed(0)).join(' ')} MiB`,
+        `heap + buffers ${samples.map((x) => (js(x) / 1024 / 1024).toFixed(0)).join(' ')} MiB; RSS ${samples.map((x) => (x.rss / 1024 / 1024).toFixed(0)).join(' ')} MiB`,
     )
     targets.push({
-      name: 'media cache bounded (4x its size in distinct images)',
-      measured: `cache max ${mb(maxCache)} <= ${mb(last.cacheMaxBytes)}; RSS ${mb(third.rss)} -> ${mb(last.rss)} over the last two thirds`,
+      name: `media cache bounded (4x its size in distinct images, ${memoryDatabase.name})`,
+      measured: `cache max ${mb(maxCache)} <= ${mb(last.cacheMaxBytes)}; heap + buffers ${mb(js(third))} -> ${mb(js(last))} over the last two thirds (RSS ${mb(third.rss)} -> ${mb(last.rss)})`,
       pass: maxCache <= last.cacheMaxBytes && growth < 16 * 1024 * 1024,
     })
   } finally {
