@@ -11,6 +11,11 @@ const services = ['meme-catalog', 'node-dashboard']
 test('docker-compose.yml is valid and wires the stack as documented', {
   skip: existsSync(composeBin) ? false : 'docker-compose is not installed',
 }, async (t) => {
+  // config -q: exit status only (fails on an invalid file); config: the resolved file.
+  execFileSync(composeBin, ['-f', path.join(root, 'docker-compose.yml'), 'config', '-q'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '' },
+  })
   const json = execFileSync(composeBin, ['-f', path.join(root, 'docker-compose.yml'), 'config'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '' },
@@ -24,6 +29,14 @@ test('docker-compose.yml is valid and wires the stack as documented', {
     t.match(json, new RegExp(`SERVICE: ${service}\\n`), `${service} is built from the one Dockerfile`)
   }
   t.equal(json.match(/^ {4}init: true$/gm)?.length, 2, 'both services run under an init process')
+  // The resolved YAML folds long strings and doubles single quotes.
+  const unfolded = json.replace(/\n\s+/g, ' ').replaceAll("''", "'")
+  for (const port of [8080, 8081]) {
+    t.ok(
+      unfolded.includes(`fetch('http://127.0.0.1:${port}/api/ready').then((r) => process.exit(r.ok ? 0 : 1)`),
+      `the service on ${port} is health-checked by its readiness route`,
+    )
+  }
   t.notMatch(json, /dockerfile:/, 'the default Dockerfile at the root, no per-service one')
   t.ok(existsSync(path.join(root, '.env.example')), '.env.example exists')
 })

@@ -9,6 +9,7 @@ import type { Database } from './db/index.ts'
 import { createErrorHandler, createNotFoundHandler, guardJsonBodies } from './errors.ts'
 import { noStoreHeader } from './openapi.ts'
 import { rateLimitPlugin } from './rate-limit.ts'
+import { createReadiness, readinessRoutes } from './readiness.ts'
 import { addMissingSecurityHeaders, noStore } from './security-headers.ts'
 import { type AnswerPolicy, createFastify, type LogOverrides } from './server.ts'
 import { documentDatabaseUnavailable, type UnavailableDocOptions } from './unavailable.ts'
@@ -39,6 +40,10 @@ export const basePlugin = fp(
     })
     documentDatabaseUnavailable(fastify, databaseUnavailable)
     await fastify.register(databasePlugin, database)
+    fastify.decorate(
+      'readiness',
+      await createReadiness({ db: fastify.db, migrationsDir: database.migrationsDir, log: fastify.log }),
+    )
     await fastify.register(rateLimitPlugin, { redisUrl })
   },
   { name: 'app-base', fastify: '5.x' },
@@ -92,13 +97,16 @@ export function buildServiceApp<C extends BaseConfig>(config: C, service: Servic
 }
 
 /**
- * Liveness: answers while the process serves, never cached. Registered by each service after its OpenAPI
- * plugin, which documents only the routes registered after it.
+ * Liveness (answers while the process serves) and readiness, never cached, not logged at info (probes come
+ * every few seconds). Registered by each service after its OpenAPI plugin, which documents only the routes
+ * registered after it.
  */
 export const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  await fastify.register(readinessRoutes)
   fastify.get(
     '/api/health',
     {
+      logLevel: 'warn',
       schema: {
         operationId: 'getHealth',
         summary: 'Liveness',

@@ -93,8 +93,20 @@ export function createErrorHandler({ messageKey, validationStatus, unparsableBod
 
 export function createNotFoundHandler(messageKey: 'error' | 'detail') {
   return function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
+    // A CORS preflight nothing granted is refused the way browsers expect: 204 without any Access-Control-Allow-*
+    // header (a 404 reads as a missing resource). Granted preflights are answered by the CORS plugin before this.
+    if (isPreflight(request)) return reply.code(204).header('Content-Length', '0').send()
     return reply.code(404).send({ [messageKey]: `Route ${request.method} ${request.url.split('?')[0]} not found.` })
   }
+}
+
+/** An OPTIONS request from a browser asking whether a cross-origin request may be made. */
+export function isPreflight(request: FastifyRequest): boolean {
+  return (
+    request.method === 'OPTIONS' &&
+    request.headers.origin !== undefined &&
+    request.headers['access-control-request-method'] !== undefined
+  )
 }
 
 /** JSON nesting a body may have: far beyond any real request, far below what recursion elsewhere survives. */

@@ -1,4 +1,5 @@
 import type { RouteOptions } from 'fastify'
+import { REQUEST_ID_HEADER } from './request-log.ts'
 
 /** An OpenAPI response header, written as @fastify/swagger reads it from a response schema's `headers`. */
 export interface HeaderDoc {
@@ -8,6 +9,18 @@ export interface HeaderDoc {
 }
 
 export type HeaderDocs = Record<string, HeaderDoc>
+
+/** Sent with every answer (request-log.ts): the id the request is logged under. */
+export const requestIdHeader: HeaderDocs = {
+  [REQUEST_ID_HEADER]: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 128,
+    description:
+      'The id this request is logged under: the caller’s X-Request-Id when it is 1–128 printable ASCII characters ' +
+      'without spaces, otherwise one generated for the request.',
+  },
+}
 
 /** Sent with every 429 and 503 (errors.ts, rate-limit.ts). */
 export const retryAfterHeader: HeaderDocs = {
@@ -50,14 +63,14 @@ interface TransformInput {
 
 /**
  * A @fastify/swagger `transform`: states each operation's security explicitly (public ones say
- * security: []) and documents the headers a hook adds to every answer of a route on each response (RateLimit-*
- * on a rate-limited route, plus `everyResponse`).
+ * security: []) and documents the headers a hook adds to every answer of a route on each response (X-Request-Id
+ * everywhere, RateLimit-* on a rate-limited route, plus `everyResponse`).
  */
 export function openapiTransform({ security, everyResponse }: OpenapiTransformOptions) {
   return ({ schema, url, route }: TransformInput) => {
     if (!schema || schema.hide) return { schema, url }
     // rate-limit.ts sets RateLimit-* on every answer of a route that names a budget.
-    const headers = { ...(route.config?.rateLimit ? rateLimitHeaders : {}), ...everyResponse?.(route) }
+    const headers = { ...requestIdHeader, ...(route.config?.rateLimit ? rateLimitHeaders : {}), ...everyResponse?.(route) }
     const responses = schema.response as Record<string, unknown> | undefined
     const response =
       responses && Object.keys(headers).length > 0

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import AjvCompiler, { type Options, type RouteDefinition } from '@fastify/ajv-compiler'
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
@@ -7,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyLoggerOptions, type FastifyR
 import type { DestinationStream } from 'pino'
 import { type BaseConfig, baseConfigProperties, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
 import type { ErrorHandlerOptions } from './errors.ts'
+import { echoRequestId, OneLinePerRequest, prettyLogOptions, REQUEST_ID_HEADER, requestIdOf } from './request-log.ts'
 import { addMissingSecurityHeaders, noStore, type SecurityHeaderPolicy } from './security-headers.ts'
 
 /** How a service answers: its error body shape and the headers on every answer (Fastify's own errors included). */
@@ -34,7 +34,9 @@ type ServerConfig = Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'>
 /** A Fastify instance with the options every service uses; the service registers its app on it. */
 export function createFastify(config: ServerConfig, answers: AnswerPolicy, log: LogOverrides = {}): FastifyInstance {
   const options = fastifyOptions(config, { ...answers, pretty: log.stream ? false : undefined })
-  return Fastify({ ...options, logger: { ...(options.logger as object), ...log } })
+  const fastify = Fastify({ ...options, logger: { ...(options.logger as object), ...log } })
+  echoRequestId(fastify)
+  return fastify
 }
 
 /** The Fastify options every service uses: logger, request ids, proxy trust, validation defaults. */
@@ -56,17 +58,18 @@ export function fastifyOptions(
       const answer = noStore((reply as FastifyReply).code(status))
       // Sent before routing, past the base plugin's onSend hook: the service's baseline headers are set here.
       addMissingSecurityHeaders(answer, request.url, securityHeaders)
+      answer.header(REQUEST_ID_HEADER, request.id)
       answer.send({ [messageKey]: error.message })
     },
     logger: {
       level: config.LOG_LEVEL,
       redact: { paths: redactedPaths, censor: '[redacted]' },
-      ...(pretty
-        ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } }
-        : {}),
+      ...(pretty ? { transport: { target: 'pino-pretty', options: prettyLogOptions } } : {}),
     },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The caller's X-Request-Id only once validated (Fastify would take any header value as it is).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    logController: new OneLinePerRequest(),
     // A hop count is accepted at run time though the type omits it.
     trustProxy: parseTrustProxy(config.TRUST_PROXY) as FastifyServerOptions['trustProxy'],
     schemaController: { compilersFactory: { buildValidator: strictBodyValidators } },
@@ -170,14 +173,21 @@ export async function startServer(
   fastify: FastifyInstance,
   address: { host: string; port: number },
 ): Promise<FastifyInstance> {
+  let stopping = false
+  // Exits 0 once closed after SIGINT/SIGTERM (1 after a fatal error, or a second signal, or 10 s).
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    stopping = true
     if (err) fastify.log.error({ err }, 'fatal error; shutting down')
     else fastify.log.info({ signal }, 'shutting down')
     await fastify.close()
   })
   try {
-    await fastify.listen(address)
+    await fastify.ready()
+    // A signal during start-up (migrations, model loading): close without ever listening.
+    if (!stopping) await fastify.listen(address)
   } catch (error) {
+    // Start-up interrupted by the shutdown: the close above ends the process.
+    if (stopping) return fastify
     fastify.log.fatal({ err: error }, `${name} failed to start`)
     await fastify.close().catch(() => {})
     process.exit(1)

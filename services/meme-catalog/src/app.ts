@@ -41,10 +41,11 @@ export type App = ServiceApp<Config>
 const service: ServiceDefinition<Config> = {
   answers,
   root: serviceRoot,
-  // The API and media answer 503 while PostgreSQL is unreachable; health, documents and pages do not.
+  // The API and media answer 503 while PostgreSQL is unreachable; health, documents and pages do not (readiness
+  // answers its own 503 naming the failing checks).
   databaseUnavailable: {
     response: databaseUnavailableResponse,
-    databaseFree: ({ url }) => !/^\/(api|media)\//.test(url) || url === '/api/health',
+    databaseFree: ({ url }) => !/^\/(api|media)\//.test(url) || url === '/api/health' || url === '/api/ready',
   },
   plugins: memeCatalog,
 }

@@ -6,6 +6,7 @@ import {
   type ServiceDefinition,
   type ServiceDeps,
 } from '@app/common'
+import compress from '@fastify/compress'
 import type { FastifyInstance } from 'fastify'
 import { actionsPlugin } from './actions/plugin.ts'
 import { actionRoutes } from './actions/routes.ts'
@@ -47,10 +48,11 @@ export type App = ServiceApp<Config>
 const service: ServiceDefinition<Config> = {
   answers,
   root: serviceRoot,
-  // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable.
+  // Every API route but health reads the session or settings from PostgreSQL: 503 while it is unreachable
+  // (readiness answers its own 503 naming the failing checks).
   databaseUnavailable: {
     response: DatabaseUnavailableBody,
-    databaseFree: ({ url }) => !url.startsWith('/api/') || url === '/api/health',
+    databaseFree: ({ url }) => !url.startsWith('/api/') || url === '/api/health' || url === '/api/ready',
   },
   plugins: nodeDashboard,
 }
@@ -64,6 +66,8 @@ export function buildApp(config: Config, deps: AppDeps = {}): App {
 async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   // Signs session cookies and derives the key that encrypts stored node secrets.
   const secret = await loadSessionSecret(config.SESSION_SECRET, config.DATA_DIR)
+  // History answers reach megabytes: JSON, documents and assets go out br/gzip-compressed when the client accepts it.
+  await fastify.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'] })
   // Shared services first (their onRoute hooks must see every route): auth, settings, rpc, audit.
   await fastify.register(openapiPlugin)
   await fastify.register(leasesPlugin)

@@ -42,7 +42,9 @@ export function corsOptions(uploadOrigins: string[]): FastifyCorsOptions {
       // path is decoded the same way. An undecodable path gets no grant.
       const path = preflight ? decodedPath(request.url) : (request.routeOptions.url ?? decodedPath(request.url))
       if (path === null || isAdminPath(path)) return callback(null, closed)
-      return callback(null, path === '/api/memes' && method === 'POST' ? upload : publicRead)
+      if (path !== '/api/memes' || method !== 'POST') return callback(null, publicRead)
+      // An unlisted origin gets no CORS header at all (its refused preflight is a bare 204 from the 404 handler).
+      return callback(null, uploadOrigins.includes(String(request.headers.origin)) ? upload : closed)
     },
   }
 }

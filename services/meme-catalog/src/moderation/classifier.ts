@@ -12,6 +12,8 @@ export interface Classifier {
   classify(pixels: Uint8Array): Promise<Prediction[]>
   /** Requests waiting or running. */
   readonly queued: number
+  /** Why the classifier cannot serve: its last load failed (the next upload retries) or it is closed. */
+  readonly problem: string | undefined
   close(): Promise<void>
 }
 
@@ -43,6 +45,7 @@ export function createClassifier({ log, maxQueue = 32, idleMs = 0 }: ClassifierO
   let idleTimer: NodeJS.Timeout | undefined
   let readyPromise: Promise<void> = Promise.resolve()
   let closed = false
+  let loadFailed = false
   let nextId = 1
   // Counted from the call on, so a burst cannot slip past maxQueue while awaiting readiness.
   let inflight = 0
@@ -56,6 +59,7 @@ export function createClassifier({ log, maxQueue = 32, idleMs = 0 }: ClassifierO
   function start() {
     const current = startWorker()
     worker = current
+    loadFailed = false
     readyPromise = new Promise<void>((resolve, reject) => {
       current.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
@@ -84,7 +88,12 @@ export function createClassifier({ log, maxQueue = 32, idleMs = 0 }: ClassifierO
       })
     })
     // A failed load is reported to the requests that wait for it, not as an unhandled rejection.
-    readyPromise.catch((error) => log.error({ err: error }, 'moderation model could not be loaded'))
+    readyPromise.catch((error) => {
+      // Closed while loading (a shutdown during start-up or an upload): nothing failed.
+      if (closed) return
+      loadFailed = true
+      log.error({ err: error }, 'moderation model could not be loaded')
+    })
   }
 
   /** After the last request, the worker is stopped once `idleMs` passes without another. */
@@ -112,6 +121,10 @@ export function createClassifier({ log, maxQueue = 32, idleMs = 0 }: ClassifierO
     },
     get queued() {
       return inflight
+    },
+    get problem() {
+      if (closed) return 'the moderation model is closed (shutting down)'
+      return loadFailed ? 'the moderation model could not be loaded; the next upload retries' : undefined
     },
     async classify(pixels) {
       if (closed || inflight >= maxQueue) throw unavailable()

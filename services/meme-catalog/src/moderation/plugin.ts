@@ -34,6 +34,8 @@ export const moderationPlugin = fp(
       decide: (score: number) => decide(score, thresholds),
     } satisfies Moderation)
     fastify.addHook('onClose', () => classifier.close())
+    // The model loads with the first upload: an instance is not ready when its last load failed or it is closing.
+    fastify.readiness.add('classifier', async () => classifier.problem)
   },
   { name: 'app-moderation', fastify: '5.x' },
 )

@@ -33,7 +33,7 @@ export const openapiPlugin = fp(
           { name: 'media', description: 'Normalized WebP images' },
           { name: 'tags', description: 'The public tag catalog' },
           { name: 'discovery', description: 'API description and instructions for language-model clients' },
-          { name: 'health', description: 'Liveness' },
+          { name: 'health', description: 'Liveness and readiness' },
         ],
       },
       hiddenTag: ADMIN_TAG,

@@ -23,7 +23,13 @@ test('uploads cross-origin only from CORS_UPLOAD_ORIGINS', async (t) => {
   t.equal(allowed.headers['access-control-allow-origin'], 'https://upload.example')
   t.match(String(allowed.headers['access-control-allow-methods']), 'POST')
   t.equal((await preflight('https://other.example', 'POST')).headers['access-control-allow-origin'], 'https://other.example')
-  t.equal((await preflight('https://evil.example', 'POST')).headers['access-control-allow-origin'], undefined, 'refused')
+  const refused = await preflight('https://evil.example', 'POST')
+  t.equal(refused.statusCode, 204, 'refused with a bare 204, not a 404')
+  t.same(
+    Object.keys(refused.headers).filter((h) => h.startsWith('access-control-')),
+    [],
+    'refused: no allow header at all',
+  )
   t.equal((await preflight('https://evil.example', 'GET')).headers['access-control-allow-origin'], '*', 'reads from anywhere')
   const post = await app.inject({ method: 'POST', url: '/api/memes', headers: { origin: 'https://evil.example' } })
   t.equal(post.headers['access-control-allow-origin'], undefined, 'no CORS header on a foreign upload')
@@ -37,6 +43,17 @@ test('without CORS_UPLOAD_ORIGINS no origin may upload cross-origin', async (t) 
     headers: { origin: 'https://upload.example', 'access-control-request-method': 'POST' },
   })
   t.equal(res.headers['access-control-allow-origin'], undefined)
+  t.equal(res.statusCode, 204, 'a refused preflight is a 204 without allow headers')
+  const admin = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/admin/tags',
+    headers: { origin: 'https://upload.example', 'access-control-request-method': 'GET' },
+  })
+  t.equal(admin.statusCode, 204, 'the admin API refuses cross-origin the same way')
+  t.same(
+    Object.keys(admin.headers).filter((h) => h.startsWith('access-control-')),
+    [],
+  )
 })
 
 test('CORS follows the route the request matched, not the raw URL', async (t) => {

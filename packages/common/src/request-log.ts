@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+
+export const REQUEST_ID_HEADER = 'X-Request-Id'
+
+// Short and printable (visible ASCII, no spaces): safe to log and to send back as a header.
+const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/
+
+/** The caller's X-Request-Id when it is short and printable; otherwise a new UUID. Never echoes an invalid one. */
+export function requestIdOf(request: Pick<IncomingMessage, 'headers'>): string {
+  const incoming = request.headers['x-request-id']
+  return typeof incoming === 'string' && ACCEPTED_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+}
+
+/** Sends the request id back on every answer, routed or not (Fastify's pre-routing errors set it themselves). */
+export function echoRequestId(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id)
+  })
+}
+
+/**
+ * One log line per request, after the answer, instead of Fastify's two: method, URL, status and time in the
+ * message (a pretty log stays one line) and as fields (req, res, responseTime) for JSON logs. A route's logLevel
+ * above info (the health and readiness probes) keeps it out.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const ms = Math.round(reply.elapsedTime * 10) / 10
+    const line = `${request.method} ${request.url} ${reply.statusCode} ${ms} ms`
+    const fields = { req: request, res: reply, responseTime: ms }
+    if (error) reply.log.error({ ...fields, err: error }, `${line} (errored)`)
+    else reply.log.info(fields, line)
+  }
+}
+
+/**
+ * pino-pretty options: the request id leads the message and the request line's req/res objects are left out
+ * (each would add lines), so one request is one line.
+ */
+export const prettyLogOptions = {
+  translateTime: 'SYS:HH:MM:ss',
+  ignore: 'pid,hostname,reqId,req,res,responseTime',
+  messageFormat: '{if reqId}[{reqId}] {end}{msg}',
+}
