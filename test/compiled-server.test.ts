@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -68,4 +68,114 @@ test('the compiled servers start with plain node and answer their health check',
   const app = await fetch(`http://127.0.0.1:${dashboard}/`)
   t.equal(app.status, 200, 'the dashboard serves its built web app')
   t.match(await app.text(), /<script type="module"/)
+})
+
+/** The directory of a real pnpm command (the one npx provides), for scripts that call `pnpm` themselves. */
+const pnpmDir = () =>
+  path.dirname(
+    execFileSync('npx', ['-y', 'pnpm@10', 'exec', 'sh', '-c', 'command -v pnpm'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim(),
+  )
+
+/** A command in its own process group (as a terminal runs it), its output collected. */
+function runGroup(command: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
+  const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  const output = { stdout: '', stderr: '' }
+  child.stdout?.on('data', (chunk) => {
+    output.stdout += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    output.stderr += chunk
+  })
+  const done = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const waitFor = async (pattern: RegExp, count = 1) => {
+    const deadline = Date.now() + 180_000
+    while ((output.stdout.match(new RegExp(pattern, 'g'))?.length ?? 0) < count) {
+      if (child.exitCode !== null) throw new Error(`exited early: ${JSON.stringify(output)}`)
+      if (Date.now() > deadline) throw new Error(`no ${pattern} within 180 s: ${JSON.stringify(output)}`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  return { child, output, done, waitFor }
+}
+
+async function stackEnv(t: Test) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'pnpm-start-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const [catalogPort, dashboardPort] = [await freePort(), await freePort()]
+  return {
+    ports: { catalogPort, dashboardPort },
+    env: {
+      MEME_CATALOG_DATA_DIR: path.join(dataDir, 'catalog'),
+      NODE_DASHBOARD_DATA_DIR: path.join(dataDir, 'dashboard'),
+      DEMO_MEMES: 'false',
+      DASHBOARD_PASSWORD: 'start-test-password',
+      LOG_LEVEL: 'info',
+    },
+  }
+}
+
+const packageManagerNoise = /ELIFECYCLE|Command failed|ERR_PNPM|\bERROR\b|FATAL/
+
+test('Ctrl-C on the running stack (pnpm serve, what pnpm start runs after the build) stops both quietly', async (t) => {
+  const { ports, env } = await stackEnv(t)
+  const stack = runGroup('pnpm', ['serve'], {
+    cwd: root,
+    env: {
+      PATH: `${pnpmDir()}:${process.env.PATH ?? ''}`,
+      ...env,
+      MEME_CATALOG_PORT: String(ports.catalogPort),
+      NODE_DASHBOARD_PORT: String(ports.dashboardPort),
+    },
+  })
+  t.teardown(() => {
+    if (stack.child.exitCode === null) process.kill(-(stack.child.pid as number), 'SIGKILL')
+  })
+  await stack.waitFor(/Server listening/, 2)
+  for (const port of [ports.catalogPort, ports.dashboardPort]) {
+    t.equal((await fetch(`http://127.0.0.1:${port}/api/health`)).status, 200, `a service answers on ${port}`)
+  }
+  // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group.
+  process.kill(-(stack.child.pid as number), 'SIGINT')
+  t.equal(await stack.done, 0, 'pnpm exits 0')
+  const { stdout, stderr } = stack.output
+  t.match(stdout, /^meme-catalog\s+\| .*shutting down/m, 'the catalog’s shutdown line')
+  t.match(stdout, /^node-dashboard\s+\| .*shutting down/m, 'the dashboard’s shutdown line')
+  t.notMatch(stdout, packageManagerNoise, 'no error on stdout')
+  t.notMatch(stderr, packageManagerNoise, 'no package-manager error on stderr')
+  t.notMatch(stdout, /GET \/api\/health/, 'health probes are not logged at info')
+})
+
+test('the launcher reads .env (the environment wins) and passes a SIGTERM on to both services', async (t) => {
+  const { ports, env } = await stackEnv(t)
+  const folder = await mkdtemp(path.join(tmpdir(), 'dotenv-'))
+  t.teardown(() => rm(folder, { recursive: true, force: true }))
+  const unusedPort = await freePort()
+  await writeFile(
+    path.join(folder, '.env'),
+    `# a comment\nMEME_CATALOG_PORT=${ports.catalogPort}\nNODE_DASHBOARD_PORT=${unusedPort}\nLOG_FORMAT=json\n`,
+  )
+  const stack = runGroup(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
+    cwd: folder,
+    env: { PATH: process.env.PATH ?? '', ...env, NODE_DASHBOARD_PORT: String(ports.dashboardPort) },
+  })
+  t.teardown(() => {
+    if (stack.child.exitCode === null) process.kill(-(stack.child.pid as number), 'SIGKILL')
+  })
+  await stack.waitFor(/Server listening/, 2)
+  t.equal((await fetch(`http://127.0.0.1:${ports.catalogPort}/api/health`)).status, 200, 'the catalog port from .env')
+  t.equal(
+    (await fetch(`http://127.0.0.1:${ports.dashboardPort}/api/health`)).status,
+    200,
+    'the dashboard port from the environment, not the file',
+  )
+  t.match(stack.output.stdout, /^meme-catalog\s+\| \{"level":30/m, 'LOG_FORMAT=json from .env')
+  // SIGTERM to the launcher alone (a process manager stopping it): both services close.
+  stack.child.kill('SIGTERM')
+  t.equal(await stack.done, 0)
+  t.equal(stack.output.stdout.match(/"msg":"shutting down"/g)?.length, 2, 'both services shut down')
+  t.equal(stack.output.stderr, '')
 })

@@ -1,10 +1,10 @@
 import type { Database } from '@app/common'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { MemeUseCases } from '../memes/use-cases.ts'
 import { createTagsRepository } from '../tags/repository.ts'
 import { DEMO_MEMES, DEMO_TAGS } from './catalog.ts'
-import { renderDemoMeme } from './render.ts'
+import { type RenderedMeme, renderDemoMeme } from './render.ts'
 
 // Any fixed key: instances starting together seed once.
 const SEED_LOCK_KEY = 7_240_311_953
@@ -38,11 +38,27 @@ const slugOf = (caption: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')
 
-/** Draws the demo memes and stores them with their tags, only into an empty catalog. Returns how many. */
-export async function seedDemoMemes(db: Database, memes: MemeUseCases, now = Date.now()): Promise<number> {
+// Memes drawn at once: sharp's thread pool is busy anyway, and a shutdown is noticed between batches.
+const RENDER_BATCH = 4
+
+/**
+ * Draws the demo memes and stores them with their tags, only into an empty catalog. Returns how many. An aborted
+ * `signal` (the server is shutting down) stops the drawing and stores nothing: the memes go in one transaction.
+ */
+export async function seedDemoMemes(
+  db: Database,
+  memes: MemeUseCases,
+  { now = Date.now(), signal, log }: { now?: number; signal?: AbortSignal; log?: Pick<FastifyBaseLogger, 'info'> } = {},
+): Promise<number> {
   if (!(await isEmpty(db))) return 0
+  log?.info({ memes: DEMO_MEMES.length }, 'drawing the demo memes')
   // Drawn before the transaction: no lock is held while sharp works.
-  const rendered = await Promise.all(DEMO_MEMES.map((m, i) => renderDemoMeme(m.caption, i)))
+  const rendered: RenderedMeme[] = []
+  for (let i = 0; i < DEMO_MEMES.length && !signal?.aborted; i += RENDER_BATCH) {
+    const batch = DEMO_MEMES.slice(i, i + RENDER_BATCH)
+    rendered.push(...(await Promise.all(batch.map((m, j) => renderDemoMeme(m.caption, i + j)))))
+  }
+  if (signal?.aborted) return 0
   return memes.insert(
     DEMO_MEMES.map((meme, i) => {
       const image = rendered[i]
@@ -68,7 +84,7 @@ export async function seedDemoMemes(db: Database, memes: MemeUseCases, now = Dat
     {
       async prepare(tx) {
         await tx.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK_KEY])
-        if (!(await isEmpty(tx))) return false
+        if (signal?.aborted || !(await isEmpty(tx))) return false
         const tags = createTagsRepository(tx)
         for (const tag of DEMO_TAGS) await tags.create(tag)
         return true
@@ -92,10 +108,12 @@ export const demoPlugin = fp(
       resolveSeeded!(0)
       return
     }
+    const shutdown = new AbortController()
     fastify.addHook('onReady', async () => {
       const run = async () => {
-        const count = await seedDemoMemes(fastify.db, fastify.memeUseCases)
-        if (count > 0) fastify.log.info({ memes: count }, 'demo memes added')
+        const count = await seedDemoMemes(fastify.db, fastify.memeUseCases, { signal: shutdown.signal, log: fastify.log })
+        if (shutdown.signal.aborted) fastify.log.info('demo memes not added: shutting down')
+        else if (count > 0) fastify.log.info({ memes: count }, 'demo memes added')
         return count
       }
       run().then(resolveSeeded, (error) => {
@@ -103,8 +121,9 @@ export const demoPlugin = fp(
         resolveSeeded(0)
       })
     })
-    // Closing while the seed runs: wait so the database is not closed under it.
+    // Closing while the seed runs: stop it, and wait so the database is not closed under it.
     fastify.addHook('onClose', async () => {
+      shutdown.abort()
       await seeded
     })
   },
