@@ -14,8 +14,9 @@ interface Operation {
 // Concrete values for the path parameters the document names.
 const PATH_VALUES: Record<string, string> = { window: '5m', method_name: 'getblockcount' }
 const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE', 'PATCH'])
-// The spec's Auth = No API routes, plus the document itself (GET / is a page: the document leaves it out).
-const PUBLIC = ['GET /api/health', 'GET /api/auth/me', 'POST /api/auth/login', 'GET /openapi.json']
+// The spec's Auth = No API routes, plus the document itself (GET / is a page: the document leaves it out) and
+// readiness (a load balancer's probe carries no session).
+const PUBLIC = ['GET /api/health', 'GET /api/ready', 'GET /api/auth/me', 'POST /api/auth/login', 'GET /openapi.json']
 
 const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
 const operations: (Operation & { secured: boolean })[] = Object.entries<Record<string, { security?: unknown[] }>>(
