@@ -28,12 +28,17 @@ test('history answers go out compressed (br, else gzip) and stay no-store', asyn
   t.equal(gunzipSync(gzip.rawPayload).toString(), plain.body)
 })
 
-test('the OpenAPI document and the HTML shell are compressed too', async (t) => {
-  for (const url of ['/openapi.json', '/']) {
+test('the OpenAPI document and the web app’s script are compressed too; assets stay no-store', async (t) => {
+  const shell = (await app.inject({ url: '/' })).body
+  const script = /\/static\/assets\/[\w.-]+\.js/.exec(shell)?.[0]
+  t.ok(script, 'the shell names its script')
+  for (const url of ['/openapi.json', script as string]) {
     const res = await app.inject({ url, headers: { 'accept-encoding': 'br' } })
     t.equal(res.statusCode, 200, url)
     t.equal(res.headers['content-encoding'], 'br', url)
   }
+  const asset = await app.inject({ url: script as string, headers: { 'accept-encoding': 'gzip' } })
+  t.equal(asset.headers['cache-control'], 'no-store', 'the spec’s no-store on /static/ stays')
 })
 
 test('a cross-origin preflight is refused with 204 and no allow header (the dashboard is same-origin only)', async (t) => {
