@@ -23,8 +23,9 @@ function countDatabaseReads(app: App) {
 
 /** The headers two answers must share: all but the date and the rate-limit budget left. */
 const stableHeaders = (headers: Record<string, unknown>) => {
-  const { date, 'ratelimit-remaining': _remaining, ...rest } = headers
-  return rest
+  // Per request: the date, the remaining budget and the generated request id (checked present on both).
+  const { date, 'ratelimit-remaining': _remaining, 'x-request-id': requestId, ...rest } = headers
+  return { ...rest, 'x-request-id': typeof requestId === 'string' && requestId.length > 0 }
 }
 
 test('a cache hit answers the same status, headers and bytes as the miss before it, without the database', async (t) => {
