@@ -22,7 +22,7 @@ function countDatabaseReads(app: App) {
 }
 
 /** The headers two answers must share: all but the date and the rate-limit budget left. */
-const stableHeaders = (headers: Record<string, unknown>) => {
+const stableHeaders = (headers: Record<string, unknown>): Record<string, unknown> => {
   // Per request: the date, the remaining budget and the generated request id (checked present on both).
   const { date, 'ratelimit-remaining': _remaining, 'x-request-id': requestId, ...rest } = headers
   return { ...rest, 'x-request-id': typeof requestId === 'string' && requestId.length > 0 }
