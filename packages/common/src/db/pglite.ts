@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { setFlagsFromString } from 'node:v8'
 import { PGlite, types } from '@electric-sql/pglite'
 import { copyChunks, copyStatement } from './copy.ts'
 import type { Database, Queryable } from './types.ts'
@@ -50,20 +49,6 @@ function queryable(db: PGliteLike): Queryable {
   }
 }
 
-/**
- * PGlite's WebAssembly is compiled by V8's baseline compiler alone when it loads: compiled the usual way
- * it holds about 45 MB more resident. The flag is cleared again right after, so the catalog's classifier
- * and OCR modules compile as usual (bench/RESULTS.md of each service has the figures).
- */
-async function compiledBaselineOnly<T>(fn: () => Promise<T>): Promise<T> {
-  setFlagsFromString('--liftoff-only')
-  try {
-    return await fn()
-  } finally {
-    setFlagsFromString('--no-liftoff-only')
-  }
-}
-
 // Runs in a child process: PGlite (its module's URL) creates the database folder, then exits.
 const initdbScript = `const { PGlite } = await import(process.argv[1])
 const db = await PGlite.create(process.argv[2], { startParams: JSON.parse(process.argv[3]) })
@@ -95,9 +80,7 @@ export async function openPgliteDatabase(dataDir: string): Promise<Database> {
     await mkdir(dataDir, { recursive: true })
     if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeInChild(dataDir)
   }
-  const db = await compiledBaselineOnly(() =>
-    PGlite.create(dataDir, { startParams, parsers: { [types.INT8]: (value: string) => Number(value) } }),
-  )
+  const db = await PGlite.create(dataDir, { startParams, parsers: { [types.INT8]: (value: string) => Number(value) } })
   return {
     driver: 'pglite',
     ...queryable(db),
