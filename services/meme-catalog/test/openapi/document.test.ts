@@ -140,4 +140,8 @@ test('/docs serves the interactive reference from local assets', async (t) => {
   t.notMatch(page.body, /https?:\/\/(cdn|unpkg|cdnjs)/, 'no CDN')
   const spec = await app.inject('/docs/json')
   t.same(spec.json(), (await app.inject('/openapi.json')).json(), 'the same document')
+  // The page would otherwise send this document's address to validator.swagger.io from every visitor's browser.
+  const initializer = await app.inject('/docs/static/swagger-initializer.js')
+  t.equal(initializer.statusCode, 200)
+  t.match(initializer.body, /validatorUrl:\s*null/, 'no outside validator')
 })

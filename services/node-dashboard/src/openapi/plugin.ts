@@ -78,10 +78,9 @@ export const openapiPlugin = fp(
  */
 export async function docsRoutes(fastify: FastifyInstance) {
   fastify.addHook('onRequest', fastify.requireAuth)
-  // validatorUrl null: the page would otherwise hand this document's address to validator.swagger.io.
   await fastify.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
-    uiConfig: { deepLinking: true, validatorUrl: null },
+    uiConfig: { deepLinking: true },
   })
 }

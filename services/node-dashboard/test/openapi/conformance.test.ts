@@ -169,4 +169,6 @@ test('/docs: the interactive reference, behind the session, from local assets un
   }
   const json = await app.inject({ url: '/docs/json', headers: { cookie } })
   t.same(json.json(), doc, '/docs shows this document')
+  const initializer = await app.inject({ url: '/docs/static/swagger-initializer.js', headers: { cookie } })
+  t.match(initializer.body, /validatorUrl:\s*null/, 'no outside validator')
 })
