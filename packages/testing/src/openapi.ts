@@ -186,7 +186,8 @@ export async function generateClients(doc: Json, dir: string): Promise<void> {
   await writeFile(input, JSON.stringify(doc))
   await heyApi({
     input,
-    output: { path: path.join(dir, 'hey-api') },
+    // Explicit .ts imports: a bare './client' (a folder) is left to the loader's guessing, which failed at times.
+    output: { path: path.join(dir, 'hey-api'), module: { extension: '.ts' } },
     plugins: ['@hey-api/typescript', '@hey-api/sdk', '@hey-api/client-fetch'],
     logs: { level: 'silent' },
   })
