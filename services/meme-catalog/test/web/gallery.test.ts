@@ -139,6 +139,8 @@ test('gallery: a rate-limited read says when to retry', { skip: chromiumMissing(
   // An hour-long window: the budget cannot refill between the page load and the searches.
   const { app, base } = await serve(t, { DEMO_MEMES: 'true', READ_RATE_LIMIT: '3', RATE_LIMIT_WINDOW_SECONDS: '3600' })
   if (!expectRoutes(t, app, [['GET', '/api/memes']])) return
+  // The demo memes are drawn after start-up; polling the API for them would spend the read budget.
+  t.ok((await app.demo.seeded) > 0, 'demo memes stored')
   const context = await launch(t)
   const page = await context.newPage()
   await page.goto(`${base}/`)
