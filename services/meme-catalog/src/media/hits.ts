@@ -23,7 +23,7 @@ export const mediaHitsPlugin = fp<{ mediaLimit: RouteRateLimit }>(
       const { url } = request
       if (request.method !== 'GET' || url.length !== PREFIX.length + 64 || !url.startsWith(PREFIX)) return
       const id = url.slice(PREFIX.length)
-      if (!ID.test(id) || !fastify.readModel.current?.get(id)) return
+      if (!ID.test(id) || !fastify.readModel.current?.has(id)) return
       const etag = `"${id}"`
       const notModified = matchesEtag(request.headers['if-none-match'], etag)
       const bytes = notModified ? undefined : fastify.mediaCache?.get(id)

@@ -70,7 +70,7 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
   if (cache)
     fastify.readModel.onRemoved((id) => {
       if (id !== undefined) cache.delete(id)
-      else cache.retain((kept) => fastify.readModel.current?.get(kept) !== undefined)
+      else cache.retain((kept) => fastify.readModel.current?.has(kept) === true)
     })
 
   /** The image bytes of a meme the read model (or the database) has just called public. */
@@ -79,7 +79,7 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
     if (cached) return cached
     const stored = await fastify.memes.findPublicMedia(id)
     // Kept only if still public after the read: a removal during it has already run its eviction.
-    if (stored && cache && fastify.readModel.current?.get(id)) cache.set(id, stored)
+    if (stored && cache && fastify.readModel.current?.has(id)) cache.set(id, stored)
     return stored
   }
 

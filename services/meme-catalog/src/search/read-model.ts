@@ -86,6 +86,11 @@ export class ReadModel {
     return this.entries.size
   }
 
+  /** Whether the meme is public, without building its wire form (the media hot path asks per request). */
+  has(id: string): boolean {
+    return this.entries.has(id)
+  }
+
   get(id: string): MemeT | undefined {
     const entry = this.entries.get(id)
     return entry ? toWire(entry) : undefined
