@@ -22,8 +22,13 @@ export class ForwardIndex {
 
   /** Records the term ids of a slot (replacing what it had); sorts ids[0, n) in place. */
   set(slot: number, ids: Int32Array, n: number): void {
+    ids.subarray(0, n).sort()
+    this.setSorted(slot, ids, n)
+  }
+
+  /** set() for ids[0, n) already ascending and distinct. */
+  setSorted(slot: number, sorted: Int32Array, n: number): void {
     this.delete(slot)
-    const sorted = ids.subarray(0, n).sort()
     // A varint of a 31-bit gap takes at most 5 bytes.
     if (this.end + n * 5 > this.arena.length) this.makeRoom(n * 5)
     const arena = this.arena

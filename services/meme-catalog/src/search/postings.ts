@@ -59,6 +59,28 @@ export class Postings {
     return true
   }
 
+  /** Makes room for `extra` more postings at once (a batch build: one allocation per list and batch). */
+  reserve(extra: number): void {
+    this.ensureCapacity(this.length + extra)
+  }
+
+  /**
+   * Appends a slot above every slot of the list with its term frequency (a batch build, after reserve):
+   * no search, no duplicate check.
+   */
+  append(slot: number, tf: number): void {
+    const n = this.length
+    this.docs[n] = slot
+    this.tfs[n] = tf
+    this.length = n + 1
+    if (tf > this.maxTf) this.maxTf = tf
+    if (this.bits !== null) {
+      if (slot >> 5 >= this.bits.length) this.growBits((slot >> 5) + 1)
+      this.bits[slot >> 5] |= 1 << (slot & 31)
+      this.ranks = null
+    }
+  }
+
   /** Builds the bitset of the list (then maintained by add and remove); `words` 32-bit words at least. */
   attachBits(words: number): Int32Array {
     const bits = new Int32Array(Math.max(words, this.length > 0 ? (this.docs[this.length - 1] >> 5) + 1 : 0))
@@ -126,7 +148,8 @@ export class Postings {
   private ensureCapacity(needed: number): void {
     const capacity = this.docs.length
     // Long lists grow by half, not double: at a million documents the slack of doubling is tens of MB.
-    if (needed > capacity) this.resize(Math.max(needed, capacity < 4096 ? capacity * 2 : capacity + (capacity >> 1)))
+    if (needed > capacity)
+      this.resize(this.length === 0 ? needed : Math.max(needed, capacity < 4096 ? capacity * 2 : capacity + (capacity >> 1)))
   }
 
   private resize(capacity: number): void {

@@ -35,6 +35,8 @@ export interface MemeSearchIndex {
   readonly size: number
   /** Adds or replaces a document. */
   upsert(doc: SearchDocument): void
+  /** Adds or replaces many documents: the same index as upsert for each, built several times faster. */
+  upsertMany(docs: Iterable<SearchDocument>): void
   remove(id: string): void
   has(id: string): boolean
   clear(): void

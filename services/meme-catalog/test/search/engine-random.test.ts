@@ -142,3 +142,54 @@ for (const options of [{}, { thresholdFrom: 0 }])
     t.same(index.search({ offset: 0, limit: 5 }), { total: 0, ids: [] })
     t.same(index.search({ q: queries[0], offset: 0, limit: 5 }), { total: 0, ids: [] })
   })
+
+test('upsertMany builds the index upsert builds, with repeated and already indexed ids', async (t) => {
+  const random = createRandom(21)
+  const docs = corpus.documents
+  // A second version of some documents: repeated within a batch, or replacing one indexed by an earlier batch.
+  const edited = (i: number) => ({ ...docs[i], caption: docs[(i * 7) % docs.length].caption, createdAt: docs[i].createdAt + 1 })
+  const batches = [
+    [...docs.slice(0, 700), edited(3), edited(10)],
+    [edited(20), ...docs.slice(700), edited(800), docs[5]],
+  ]
+  for (const options of [{}, { thresholdFrom: 0 }]) {
+    const one = createSearchIndex(options)
+    const many = createSearchIndex(options)
+    for (const batch of batches) {
+      for (const doc of batch) one.upsert(doc)
+      many.upsertMany(batch)
+    }
+    // Then the same changes through both paths: the batch-built lists must stay removable and extendable.
+    for (const doc of docs.slice(100, 160)) {
+      one.remove(doc.id)
+      many.remove(doc.id)
+    }
+    one.upsertMany(docs.slice(100, 130))
+    many.upsertMany(docs.slice(100, 130))
+    for (const doc of docs.slice(130, 140)) {
+      one.upsert(doc)
+      many.upsert(doc)
+    }
+    t.equal(many.size, one.size, 'size')
+    let same = 0
+    const queries = sampleQueries()
+    for (const q of queries) {
+      const tags = random() < 0.3 ? [corpus.tags[Math.floor(random() * 6)]] : []
+      const query = { q, tags, offset: random() < 0.3 ? 12 * Math.floor(random() * 5) : 0, limit: 12 }
+      const expected = one.search(query)
+      const got = many.search(query)
+      if (JSON.stringify(got) === JSON.stringify(expected)) same++
+      else t.same(got, expected, JSON.stringify(query))
+    }
+    t.equal(same, queries.length, `every page identical (${JSON.stringify(options)})`)
+    t.same(
+      many.search({ tags: [corpus.tags[0]], offset: 3, limit: 9 }),
+      one.search({ tags: [corpus.tags[0]], offset: 3, limit: 9 }),
+    )
+  }
+  const live = new Map(docs.map((doc) => [doc.id, doc]))
+  for (const batch of batches) for (const doc of batch) live.set(doc.id, doc)
+  const index = createSearchIndex()
+  for (const batch of batches) index.upsertMany(batch)
+  for (const q of sampleQueries().slice(0, 60)) check(t, index, live.values(), q, [])
+})
