@@ -65,6 +65,11 @@ function describe(schema: unknown): string {
   return parts.join(' ')
 }
 
+function isIntegerSchema(schema: unknown): boolean {
+  const s = schema as { type?: unknown; anyOf?: unknown[] } | undefined
+  return s?.type === 'integer' || (Array.isArray(s?.anyOf) && s.anyOf.some(isIntegerSchema))
+}
+
 /**
  * Reads the environment against a TypeBox schema: applies defaults, converts strings to the
  * declared types and reports every bad variable at once (by name and expectation, never value).
@@ -76,6 +81,11 @@ export function loadConfig<T extends TObject>(schema: T, env: Record<string, str
     if (raw !== undefined && raw !== '') input[key] = raw
   }
   const value = Value.Default(schema, Value.Convert(schema, input)) as Record<string, unknown>
+  // Convert would round 1.5 or read 1e3 as an integer: such a value stays text, so it is reported as invalid.
+  for (const key of Object.keys(schema.properties)) {
+    const raw = env[key]
+    if (raw && isIntegerSchema(schema.properties[key]) && !/^[+-]?\d+$/.test(raw)) value[key] = raw
+  }
   const problems = new Map<string, string>()
   for (const error of Value.Errors(schema, value)) {
     const key = error.path.replace(/^\//, '').split('/')[0] || '(root)'

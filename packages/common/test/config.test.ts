@@ -45,3 +45,12 @@ test('TRUST_PROXY forms', async (t) => {
   t.equal(parseTrustProxy('2'), 2)
   t.equal(parseTrustProxy('10.0.0.1,10.0.0.2'), '10.0.0.1,10.0.0.2')
 })
+
+test('a fraction, exponent or stray text for an integer is refused, never rounded', async (t) => {
+  for (const raw of ['1.5', '2.0', '1e3', '12abc', ' 7', '0x10']) {
+    const error = t.throws(() => loadConfig(schema, { LIMIT: raw, SECRET: 'x'.repeat(32) }), raw) as ConfigError
+    t.match(error.message, /LIMIT is invalid: expected integer >= 1/, raw)
+  }
+  t.equal(loadConfig(schema, { LIMIT: '12', SECRET: 'x'.repeat(32) }).LIMIT, 12)
+  t.equal(loadConfig(schema, { LIMIT: '+3', SECRET: 'x'.repeat(32) }).LIMIT, 3)
+})
