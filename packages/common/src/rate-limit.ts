@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import ipaddr from 'ipaddr.js'
 import { tooManyRequests } from './errors.ts'
 import { type Checker, type Counting, registerCounting } from './rate-limit-counting.ts'
 
@@ -89,7 +90,7 @@ function createRateLimiter(
         budget.resetAt = new Date(resetMs).toISOString()
       }
       const { resetAt } = budget
-      const result = await budget.check({ routeOptions: {}, key: `${rule.bucket}:${client}:${resetMs}` })
+      const result = await budget.check({ routeOptions: {}, key: `${rule.bucket}:${rateLimitClient(client)}:${resetMs}` })
       let remaining = result.remaining ?? rule.max
       // Every call counts one hit: a full budget without time left is skipOnError letting a failed store through.
       if (remaining === rule.max && !result.ttl) {
@@ -101,6 +102,20 @@ function createRateLimiter(
       return { allowed: !result.isExceeded, state, retryAfterSeconds }
     },
   }
+}
+
+/**
+ * The client a budget counts: an IPv6 address by its /64 network (one home or host usually holds a whole /64, so
+ * counting single addresses would hand it 2^64 budgets), an IPv4-mapped address as the IPv4 address.
+ */
+export function rateLimitClient(ip: string): string {
+  if (!ipaddr.IPv6.isValid(ip)) return ip
+  const address = ipaddr.IPv6.parse(ip)
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString()
+  return `${address.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`
 }
 
 export function setRateLimitHeaders(reply: { header: (k: string, v: string | number) => unknown }, state: RateLimitState) {

@@ -70,6 +70,19 @@ test('clients are counted apart by IP', async (t) => {
   t.equal((await app.inject({ url: '/read', remoteAddress: '10.0.0.2' })).statusCode, 200)
 })
 
+test('IPv6 clients are counted by their /64 network, IPv4-mapped addresses as IPv4', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  // One home or server usually gets a whole /64: counting single addresses would give it 2^64 budgets.
+  for (const address of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:ffff']) {
+    t.equal((await app.inject({ url: '/read', remoteAddress: address })).statusCode, 200, address)
+  }
+  t.equal((await app.inject({ url: '/read', remoteAddress: '2001:db8:1:2:abcd::9' })).statusCode, 429, 'same /64')
+  t.equal((await app.inject({ url: '/read', remoteAddress: '2001:db8:1:3::1' })).statusCode, 200, 'next /64')
+  for (let i = 0; i < 3; i++) await app.inject({ url: '/read', remoteAddress: '10.9.9.9' })
+  t.equal((await app.inject({ url: '/read', remoteAddress: '::ffff:10.9.9.9' })).statusCode, 429, 'mapped IPv4')
+})
+
 test('a new window restores the budget', async (t) => {
   const app = await build({ windowSeconds: 1 })
   t.teardown(() => app.close())

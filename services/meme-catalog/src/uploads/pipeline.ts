@@ -1,5 +1,5 @@
 import { webcrypto } from 'node:crypto'
-import { badRequest, HttpError, type RouteRateLimit } from '@app/common'
+import { badRequest, HttpError, type RouteRateLimit, rateLimitClient } from '@app/common'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { decodeCostRefusal } from '../images/decode-cost.ts'
@@ -151,6 +151,8 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
 
   return async function upload(request: FastifyRequest): Promise<UploadAccepted> {
     const ip = request.ip
+    // Quotas count what the rate limits count: an IPv6 uploader by its /64 network.
+    const quotaClient = rateLimitClient(ip)
     // Milliseconds per stage, logged with the outcome (operations and bench/upload.ts read them).
     const timings: Record<string, number> = {}
     let mark = performance.now()
@@ -168,14 +170,14 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
     await checkImage(file.bytes, originalMime, id)
     lap('check')
     const existing = await uploads.findMeme(id)
-    if (existing) return answerExisting(existing, remaining(await uploads.quotaUsage(ip)))
+    if (existing) return answerExisting(existing, remaining(await uploads.quotaUsage(quotaClient)))
     const rejected = await uploads.findRejectedHash(id)
     if (rejected)
       throw rejectedByModeration('This image was rejected by moderation.', rejected.moderationScore, rejected.moderationReason)
 
-    const before = await uploads.quotaUsage(ip)
+    const before = await uploads.quotaUsage(quotaClient)
     const window = exhausted(before)
-    if (window) throw await quotaError(uploads, ip, window, before)
+    if (window) throw await quotaError(uploads, quotaClient, window, before)
     lap('lookup')
 
     const { webp, moderation, phash } = await processing
@@ -215,17 +217,17 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
       async (tx) => {
         const repo = createUploadsRepository(tx)
         await repo.lockQuota()
-        const used = await repo.quotaUsage(ip)
+        const used = await repo.quotaUsage(quotaClient)
         const full = exhausted(used)
-        if (full) throw await quotaError(repo, ip, full, used)
-        await repo.recordUploadEvent(ip)
+        if (full) throw await quotaError(repo, quotaClient, full, used)
+        await repo.recordUploadEvent(quotaClient)
         return { hour: used.hour + 1, day: used.day + 1, globalDay: used.globalDay + 1 }
       },
     )
     if ('duplicate' in stored) {
       const winner = await uploads.findMeme(id)
       if (!winner) throw new Error(`upload ${id} lost an insert race to a meme that is gone`)
-      return answerExisting(winner, remaining(await uploads.quotaUsage(ip)))
+      return answerExisting(winner, remaining(await uploads.quotaUsage(quotaClient)))
     }
     lap('store')
     request.log.info({ memeId: id, decision, moderationScore: moderation.score, timings }, 'upload moderated')

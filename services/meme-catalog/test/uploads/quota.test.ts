@@ -54,6 +54,27 @@ test('per-IP daily quota counts uploads older than an hour', async (t) => {
   t.equal(other.statusCode, 201, 'another address has its own quota')
 })
 
+test('IPv6 uploaders share one quota per /64 network; the meme keeps the full address', async (t) => {
+  const app = await buildApp(t, { UPLOAD_QUOTA_HOUR: '2' })
+  for (const [n, ip] of [
+    [40, '2001:db8:5:6::1'],
+    [41, '2001:db8:5:6:ffff::2'],
+  ] as const) {
+    const res = await app.inject(uploadRequest(await pngImage(n), { ip }))
+    t.equal(res.statusCode, 201, res.body)
+  }
+  const spent = await app.inject(uploadRequest(await pngImage(42), { ip: '2001:db8:5:6:1234::3' }))
+  t.equal(spent.statusCode, 429, 'another address of the same /64 finds the quota spent')
+  t.match(spent.json(), { error: /2 uploads per hour/ })
+  const other = await app.inject(uploadRequest(await pngImage(43), { ip: '2001:db8:5:7::1' }))
+  t.equal(other.statusCode, 201, 'the next /64 has its own quota')
+  const { rows } = await app.db.query<{ uploader_ip: string }>('SELECT uploader_ip FROM memes ORDER BY uploader_ip')
+  t.ok(
+    rows.some((row) => row.uploader_ip === '2001:db8:5:6::1'),
+    'the stored meme records the address it came from',
+  )
+})
+
 test('global daily quota applies across addresses', async (t) => {
   const app = await buildApp(t, { UPLOAD_QUOTA_GLOBAL_DAY: '2' })
   const a = await app.inject(uploadRequest(await pngImage(30), { ip: '192.0.2.1' }))

@@ -1,4 +1,4 @@
-import { retryAfterHeader, tooManyRequests, unauthorized, withHeaders } from '@app/common'
+import { rateLimitClient, retryAfterHeader, tooManyRequests, unauthorized, withHeaders } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.ts'
 import { described, errorAnswer, errorResponse } from '../schemas.ts'
@@ -35,8 +35,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
       },
     },
     async (request) => {
+      // The client the budget counts: an IPv6 address by its /64, so one network cannot spread guesses over 2^64.
+      const client = rateLimitClient(request.ip)
       const refuseIfBlocked = async () => {
-        const wait = await blocks.secondsLeft(request.ip)
+        const wait = await blocks.secondsLeft(client)
         if (wait > 0) throw tooManyRequests(`Too many failed logins; retry in ${wait} seconds.`, wait)
       }
       // A blocked client is refused before it waits for a turn.
@@ -44,11 +46,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
       const { username, password } = request.body
       // Only failures are counted (the limiter never has to give an attempt back): the check, the
       // password check and the count run as one step per IP, so no guess starts before the previous one is counted.
-      await turns.run(request.ip, async () => {
+      await turns.run(client, async () => {
         await refuseIfBlocked()
         if (await fastify.credentials.verify(username, password)) return
-        const { allowed, state, retryAfterSeconds } = await fastify.rateLimiter.consume(failureRule, request.ip)
-        if (state.remaining === 0) await blocks.block(request.ip, new Date(state.resetAt))
+        const { allowed, state, retryAfterSeconds } = await fastify.rateLimiter.consume(failureRule, client)
+        if (state.remaining === 0) await blocks.block(client, new Date(state.resetAt))
         if (!allowed) throw tooManyRequests(`Too many failed logins; retry in ${retryAfterSeconds} seconds.`, retryAfterSeconds)
         request.log.info({ ip: request.ip }, 'failed login')
         throw unauthorized('Invalid username or password.')

@@ -102,3 +102,13 @@ test('a forwarded address of any length is blocked like a short one, never a 500
   t.same(statuses, [...Array(MAX).fill(401), 429])
   t.equal((await attempt(app, ip, TEST_PASSWORD)).statusCode, 429, 'the long address stays blocked')
 })
+
+test('guesses spread over the addresses of one IPv6 /64 share one budget and one block', async (t) => {
+  const app = await build(t, { env })
+  const network = `2001:db8:${(process.pid % 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}`
+  const statuses: number[] = []
+  for (let i = 0; i < MAX + 1; i++) statuses.push((await attempt(app, `${network}::${i + 1}`, `wrong-${i}`)).statusCode)
+  t.same(statuses, [...Array(MAX).fill(401), 429])
+  t.equal((await attempt(app, `${network}:abcd::99`, TEST_PASSWORD)).statusCode, 429, 'a fresh address of the /64 is blocked')
+  t.equal((await attempt(app, `2001:db8:ffff:ffff::1`, TEST_PASSWORD)).statusCode, 200, 'another network logs in')
+})
