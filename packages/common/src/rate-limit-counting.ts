@@ -39,6 +39,32 @@ class SnapshotLocalStore implements Store {
   }
 }
 
+const RedisStore = require('@fastify/rate-limit/store/RedisStore') as new (
+  continueExceeding: boolean | undefined,
+  exponentialBackoff: boolean | undefined,
+  redis: Redis,
+  key: string,
+) => Store
+
+/**
+ * The plugin's Redis store under one plain `ratelimit:` prefix. Its own child() prefixes the route's method and URL,
+ * which a budget made outside any route lacks ("ratelimit:undefinedundefined-..."); our keys name the budget already.
+ */
+function redisStoreOn(redis: Redis) {
+  return class RedisBudgetStore implements Store {
+    private readonly store: Store
+    constructor(params: StoreParams) {
+      this.store = new RedisStore(params.continueExceeding, params.exponentialBackoff, redis, 'ratelimit:')
+    }
+    incr(key: string, done: StoreCallback, timeWindow: number, max: number) {
+      this.store.incr(key, done, timeWindow, max)
+    }
+    child(params: StoreParams) {
+      return new RedisBudgetStore(params)
+    }
+  }
+}
+
 /** Counts one hit under `key`; a store that failed is skipped (skipOnError): remaining = max and ttl = 0. */
 export type Checker = (counted: {
   routeOptions: object
@@ -99,7 +125,7 @@ export async function registerCounting(fastify: FastifyInstance, redisUrl?: stri
     await scope.register(fastifyRateLimit, {
       global: false,
       skipOnError: true,
-      ...(shared ? { redis: shared.redis, nameSpace: 'ratelimit:' } : { store: SnapshotLocalStore }),
+      store: shared ? redisStoreOn(shared.redis) : SnapshotLocalStore,
     })
     createChecker = (scope as unknown as { createRateLimit: Counting['createChecker'] }).createRateLimit
   })

@@ -2,6 +2,7 @@ import net from 'node:net'
 import { Writable } from 'node:stream'
 import { redisReachable } from '@app/testing'
 import Fastify from 'fastify'
+import { Redis } from 'ioredis'
 import { type Test, test } from 'tap'
 import { createErrorHandler } from '../src/errors.ts'
 import { rateLimitPlugin } from '../src/rate-limit.ts'
@@ -115,6 +116,23 @@ test('with Redis, two instances share one count', {
   const limited = await b.inject({ url: '/read', remoteAddress })
   t.equal(limited.statusCode, 429, 'the second instance sees the first one’s hits')
   t.ok(Number(limited.headers['retry-after']) >= 1)
+})
+
+test('with Redis, a count is stored as ratelimit:<bucket>:<client>:<window end>, expiring with its window', {
+  skip: redisUp ? false : `Redis not reachable at ${REDIS_URL}`,
+}, async (t) => {
+  const remoteAddress = `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`
+  const app = await build({ redisUrl: REDIS_URL })
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/read', remoteAddress })
+  const windowEnd = Date.parse(res.json().rateLimit.resetAt)
+  const redis = new Redis(REDIS_URL)
+  t.teardown(() => redis.disconnect())
+  const key = `ratelimit:read-60:${remoteAddress}:${windowEnd}`
+  t.equal(await redis.get(key), '1', key)
+  const ttl = await redis.pttl(key)
+  t.ok(ttl > 0 && ttl <= 60_000, `expires with its window (${ttl} ms)`)
+  t.same(await redis.keys(`ratelimit:*undefined*${remoteAddress}*`), [], 'no key carries a missing route name')
 })
 
 test('a broken Redis does not take the service down', async (t) => {
