@@ -48,3 +48,88 @@ export function parseHelpListing(text: string): RpcCategory[] {
   }
   return categories.filter((c) => c.methods.length > 0)
 }
+
+export interface RpcArgument {
+  /** 1-based position in `params`. */
+  position: number
+  name: string
+  /** As the node writes it: string, numeric, boolean, amount, json object, "numeric or string"... */
+  type: string
+  required: boolean
+  /** The default as the node describes it (text, not a value); null when it names none. */
+  default: string | null
+  description: string
+}
+
+/** More arguments than a call may carry params (100) means the page is not a node's help. */
+const MAX_ARGUMENTS = 100
+
+/** "(type, required|optional[, default=...])" at the start of `text`: its inside and where it ends; null if absent. */
+function parenthesised(text: string): { inside: string; end: number } | null {
+  if (!text.startsWith('(')) return null
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') depth++
+    else if (text[i] === ')' && --depth === 0) return { inside: text.slice(1, i), end: i + 1 }
+  }
+  return null
+}
+
+/** "1. name   (type, ...) description" -> its parts; null for any other line. */
+function argumentLine(line: string): RpcArgument {
+  const dot = line.indexOf('. ')
+  const position = Number(line.slice(0, dot))
+  const rest = line.slice(dot + 2).trimStart()
+  const space = rest.search(/\s/)
+  const name = space < 0 ? rest : rest.slice(0, space)
+  const after = space < 0 ? '' : rest.slice(space).trimStart()
+  const paren = parenthesised(after)
+  const parts = (paren?.inside ?? '').split(', ')
+  const defaultAt = parts.findIndex((part) => part.startsWith('default='))
+  return {
+    position,
+    name,
+    type: parts[0] ?? '',
+    required: parts[1] === 'required',
+    default: defaultAt < 0 ? null : parts.slice(defaultAt).join(', ').slice('default='.length),
+    description: (paren ? after.slice(paren.end) : after).trim(),
+  }
+}
+
+const isArgumentStart = (line: string) => {
+  const dot = line.indexOf('. ')
+  return dot > 0 && dot <= 3 && /^\d+$/.test(line.slice(0, dot))
+}
+// Lines that draw a JSON argument's shape ({, [, "key": ..., ...) rather than continue its description.
+const isShapeLine = (trimmed: string) =>
+  /^[[\]{}]/.test(trimmed) || trimmed.startsWith('...') || (trimmed.startsWith('"') && /^"[^"]*"\s*:/.test(trimmed))
+
+/**
+ * The `Arguments:` section of `help <method>`: each numbered argument with its type, whether it is required, its
+ * default and its description (continuation lines joined; the drawn shape of JSON arguments left to the help text).
+ * Line by line with string searches: a hostile page costs one pass.
+ */
+export function parseHelpArguments(text: string): RpcArgument[] {
+  const lines = text.split('\n')
+  const start = lines.findIndex((line) => line.trim() === 'Arguments:')
+  if (start < 0) return []
+  const args: RpcArgument[] = []
+  // Once an argument's shape starts, the lines after it describe its members, not the argument.
+  let inShape = false
+  for (let i = start + 1; i < lines.length && lines[i].trim() !== ''; i++) {
+    const line = lines[i]
+    if (isArgumentStart(line)) {
+      if (args.length === MAX_ARGUMENTS) break
+      args.push(argumentLine(line))
+      inShape = false
+      continue
+    }
+    const trimmed = line.trim()
+    inShape ||= isShapeLine(trimmed)
+    const last = args.at(-1)
+    if (last && !inShape && /^\s/.test(line) && last.description.length < 4096) {
+      last.description = last.description ? `${last.description} ${trimmed}` : trimmed
+    }
+  }
+  return args
+}

@@ -5,7 +5,8 @@ import type { Config } from '../config.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import { checkedReply } from '../rpc/replies.ts'
 import { described, errorAnswer, errorResponse } from '../schemas.ts'
-import { HELP_REPLY_BYTES, parseHelpListing } from './help-parser.ts'
+import { HELP_REPLY_BYTES, parseHelpArguments, parseHelpListing } from './help-parser.ts'
+import { hasSecretParams, riskOf } from './risk.ts'
 import { CommandsResponse, HelpParams, HelpResponse, RpcCallBody, RpcCallResponse } from './schemas.ts'
 
 export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
@@ -71,7 +72,10 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     },
     async () => {
       const text = checkedReply('help', await fastify.rpc.call('help', [], { wallet: '', maxReplyBytes: HELP_REPLY_BYTES }))
-      const categories = parseHelpListing(text)
+      const categories = parseHelpListing(text).map((category) => ({
+        name: category.name,
+        methods: category.methods.map((m) => ({ ...m, risk: riskOf(m.name) })),
+      }))
       return { count: categories.reduce((n, c) => n + c.methods.length, 0), categories }
     },
   )
@@ -82,7 +86,7 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
       config: { auth: true },
       schema: {
         operationId: 'getRpcHelp',
-        summary: 'The full help text of one method',
+        summary: 'The full help text of one method, its parsed arguments and its risk class',
         description:
           'A method the node does not know answers 404 {"detail": "Unknown RPC method \'<name>\' ..."}; 502 when the node ' +
           'fails, or answers `help` with something other than text or with more than 256 KB.',
@@ -102,7 +106,13 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
       if (text.startsWith('help: unknown command')) {
         throw notFound(`Unknown RPC method '${method}': the node's help does not list it.`)
       }
-      return { method, help: text }
+      return {
+        method,
+        help: text,
+        risk: riskOf(method),
+        secret_params: hasSecretParams(method),
+        arguments: parseHelpArguments(text),
+      }
     },
   )
 }

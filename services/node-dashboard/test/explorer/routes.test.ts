@@ -88,11 +88,19 @@ test('GET /api/rpc/commands parses help into categories and methods with their s
   const blockchain = body.categories[0].methods
   t.same(
     blockchain.find((m: { name: string }) => m.name === 'getblock'),
-    { name: 'getblock', args: '"blockhash" ( verbosity )' },
+    { name: 'getblock', args: '"blockhash" ( verbosity )', risk: 'read_only' },
   )
   t.same(
     blockchain.find((m: { name: string }) => m.name === 'getblockcount'),
-    { name: 'getblockcount', args: '' },
+    { name: 'getblockcount', args: '', risk: 'read_only' },
+  )
+  const risks = new Map<string, string>(
+    body.categories.flatMap((c: { methods: { name: string; risk: string }[] }) => c.methods.map((m) => [m.name, m.risk])),
+  )
+  t.same(
+    ['getbalances', 'setban', 'sendtoaddress', 'stop'].map((name) => risks.get(name)),
+    ['wallet_read', 'changes_state', 'funds_or_keys', 'stops_or_damages'],
+    'each method carries its risk class',
   )
   t.equal(body.count, 149, 'every method of the v30 listing')
 })
@@ -130,6 +138,12 @@ test('GET /api/rpc/help/{method_name}: full text, 404 for an unknown method, 422
   t.equal(res.statusCode, 200)
   t.equal(res.json().method, 'getblockhash')
   t.match(res.json().help, /^getblockhash height\n\nReturns hash of block in best-block-chain at height provided/)
+  t.match(res.json(), {
+    risk: 'read_only',
+    secret_params: false,
+    arguments: [{ position: 1, name: 'height', type: 'numeric', required: true, default: null, description: 'The height index' }],
+  })
+  t.match((await get('/api/rpc/help/stop')).json(), { risk: 'stops_or_damages', arguments: [] })
   const unknown = await get('/api/rpc/help/nosuchmethod')
   t.equal(unknown.statusCode, 404)
   t.same(unknown.json(), { detail: "Unknown RPC method 'nosuchmethod': the node's help does not list it." })

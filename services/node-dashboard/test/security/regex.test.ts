@@ -1,7 +1,7 @@
 import { fast, fill } from '@app/testing'
 import { test } from 'tap'
 import { parseScryptHash } from '../../src/auth/password.ts'
-import { HELP_REPLY_BYTES, parseHelpListing } from '../../src/explorer/help-parser.ts'
+import { HELP_REPLY_BYTES, parseHelpArguments, parseHelpListing } from '../../src/explorer/help-parser.ts'
 import { endpointUrl } from '../../src/rpc/client.ts'
 
 // Every function here runs a regular expression (or its replacement) on text from outside: each gets
@@ -26,6 +26,24 @@ test('the node help listing is parsed in linear time at the help reply cap', asy
   for (const [label, text] of cases) {
     const categories = fast(t, label, () => parseHelpListing(text))
     t.ok(Array.isArray(categories), label)
+  }
+})
+
+test("a method page's arguments are parsed in linear time at the help reply cap", async (t) => {
+  const size = HELP_REPLY_BYTES
+  const head = 'm\n\nArguments:\n'
+  const cases: [string, string][] = [
+    ['one argument line of blanks', fill(`${head}1. x`, ' ', '(', size)],
+    ['an unclosed parenthesis of parentheses', fill(`${head}1. x `, '(', '', size)],
+    ['a type of commas', fill(`${head}1. x (`, ', default=', ')', size)],
+    ['many arguments', fill(head, '1. a (string, required) d\n', '', size)],
+    ['many continuation lines', fill(`${head}1. a (string, required) d\n`, '   more words here\n', '', size)],
+    ['many shape lines', fill(`${head}1. a (json object, required) d\n`, '  "k": 1,\n', '', size)],
+    ['dots without a position', fill(head, '. . . ', '', size)],
+  ]
+  for (const [label, text] of cases) {
+    const args = fast(t, label, () => parseHelpArguments(text))
+    t.ok(Array.isArray(args) && args.length <= 100, label)
   }
 })
 
