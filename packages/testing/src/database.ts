@@ -13,7 +13,8 @@ export interface TestDatabase {
 
 /**
  * A fresh, empty database for one test: a new database on the server named by DATABASE_URL
- * when set, otherwise a new folder for the embedded PGlite database.
+ * when set, otherwise a new folder for the embedded PGlite database (opening it copies the template
+ * made once per machine, see @app/common's createPgliteFolder, instead of running initdb per test).
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-test-'))

@@ -4,6 +4,7 @@ import { openPgliteDatabase } from './pglite.ts'
 import type { Database } from './types.ts'
 
 export { migrate } from './migrate.ts'
+export { buildPgliteTemplate } from './pglite.ts'
 export * from './types.ts'
 
 export interface OpenDatabaseOptions {

@@ -1,10 +1,19 @@
-import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { promisify } from 'node:util'
+import { fileURLToPath } from 'node:url'
 import { PGlite, types } from '@electric-sql/pglite'
 import { copyChunks, copyStatement } from './copy.ts'
+import {
+  copyPgliteTemplate,
+  discardPgliteTemplate,
+  ensurePgliteTemplate,
+  InvalidTemplateError,
+  initializeInChild,
+  type PgliteInit,
+  pgliteTemplateCacheDir,
+  pgliteTemplateKey,
+} from './pglite-template.ts'
 import type { Database, Queryable } from './types.ts'
 
 type PGliteLike = Pick<PGlite, 'query' | 'exec'>
@@ -14,7 +23,8 @@ type PGliteLike = Pick<PGlite, 'query' | 'exec'>
  * shrinks. initdb's 128 MB of shared buffers are all touched at start (about 120 MB resident for nothing
  * on a small board): the files sit in the operating system's page cache behind PGlite anyway, so a
  * small pool costs a system call per page on a miss, not a disk read. Sorts and VACUUM get bounded
- * memory too (they spill to temporary files past it).
+ * memory too (they spill to temporary files past it). initdb gets them as well: its bootstrap stays
+ * within the heap's first 128 MB, and a folder's postgresql.conf holds them.
  */
 export const PGLITE_SETTINGS = {
   shared_buffers: '16MB',
@@ -23,10 +33,8 @@ export const PGLITE_SETTINGS = {
   work_mem: '4MB',
 } as const
 
-const startParams = [
-  ...PGlite.defaultStartParams,
-  ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-]
+const settingParams = Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])
+const startParams = [...PGlite.defaultStartParams, ...settingParams]
 
 function queryable(db: PGliteLike): Queryable {
   return {
@@ -49,36 +57,53 @@ function queryable(db: PGliteLike): Queryable {
   }
 }
 
-// Runs in a child process: PGlite (its module's URL) creates the database folder, then exits.
-const initdbScript = `const { PGlite } = await import(process.argv[1])
-const db = await PGlite.create(process.argv[2], { startParams: JSON.parse(process.argv[3]) })
-await db.close()`
+/** initdb and first-start parameters of every new folder (a template is made for these). */
+export const PGLITE_INIT: PgliteInit = { initdbParams: settingParams, startParams }
+
+/** Where the build puts the template it ships (dist/pglite-template beside the compiled module). */
+const shippedTemplates = fileURLToPath(new URL('./pglite-template/', import.meta.url))
+
+/** Makes the template the build ships, so a service's first start copies it and runs no initdb. */
+export async function buildPgliteTemplate(): Promise<string> {
+  const { dir } = await ensurePgliteTemplate(shippedTemplates, PGLITE_INIT)
+  for (const entry of await readdir(shippedTemplates)) {
+    if (entry !== path.basename(dir)) await rm(path.join(shippedTemplates, entry), { recursive: true, force: true })
+  }
+  return dir
+}
 
 /**
- * A new database folder is made in a short-lived child process: initdb holds a second PostgreSQL, the
- * initdb module and a tar of the new folder at once (over 600 MB resident), memory a long-running
- * process would keep from its allocator after the garbage collector frees it.
+ * A new database folder, copied from an initialized empty template: the one the build shipped, else
+ * this user's cached one (made once, by initdb in a child process). initdb per folder costs over
+ * 600 MB and seconds of CPU; a copy, 40 MB of files. Without a usable cache, initdb runs for the folder.
  */
-async function initializeInChild(dataDir: string): Promise<void> {
-  await promisify(execFile)(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      initdbScript,
-      import.meta.resolve('@electric-sql/pglite'),
-      dataDir,
-      JSON.stringify(startParams),
-    ],
-    { maxBuffer: 1024 * 1024 },
-  )
+export async function createPgliteFolder(dataDir: string, cacheDir?: string): Promise<void> {
+  const shipped = path.join(shippedTemplates, pgliteTemplateKey(PGLITE_INIT))
+  if (existsSync(shipped)) {
+    try {
+      return await copyPgliteTemplate(shipped, dataDir)
+    } catch (error) {
+      if (!(error instanceof InvalidTemplateError)) throw error
+    }
+  }
+  const cache = cacheDir ?? (await pgliteTemplateCacheDir())
+  if (!cache) return initializeInChild(dataDir, PGLITE_INIT)
+  for (let attempt = 1; ; attempt++) {
+    const { dir } = await ensurePgliteTemplate(cache, PGLITE_INIT)
+    try {
+      return await copyPgliteTemplate(dir, dataDir)
+    } catch (error) {
+      if (!(error instanceof InvalidTemplateError) || attempt === 2) throw error
+      await discardPgliteTemplate(dir)
+    }
+  }
 }
 
 /** Embedded PostgreSQL (WASM) persisted under `dataDir`, or in memory for `memory://`. */
 export async function openPgliteDatabase(dataDir: string): Promise<Database> {
   if (!dataDir.startsWith('memory://')) {
     await mkdir(dataDir, { recursive: true })
-    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeInChild(dataDir)
+    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await createPgliteFolder(dataDir)
   }
   const db = await PGlite.create(dataDir, { startParams, parsers: { [types.INT8]: (value: string) => Number(value) } })
   return {
