@@ -1,6 +1,7 @@
 // Start-up figures for the README: time from process start to the first 200 of GET /api/health, and the
 // processes (and threads) the service runs: on the embedded database with a fresh data folder each run, or on
-// the PostgreSQL database MEASURE_DATABASE_URL names (migrated by the first run).
+// the PostgreSQL database MEASURE_DATABASE_URL names (migrated by the first run). Also the CPU time to the
+// first healthy answer and the peak resident memory of the process tree while starting (sampled every ~20 ms).
 // Usage: node scripts/measure-startup.mjs <service folder> [command...]  (default command: node dist/server.js)
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -35,10 +36,26 @@ function processTree(rootPid) {
   return tree
 }
 
+const rssKbOf = (pid) => {
+  try {
+    return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0)
+  } catch {
+    return 0 // ended between the listing and the read
+  }
+}
+const treeRssKb = (pid) => processTree(pid).reduce((sum, p) => sum + rssKbOf(p.pid), 0)
+
+/** CPU seconds of the process and of its children it has waited for (/proc/<pid>/stat utime..cstime). */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100
+}
+
 async function measureOnce() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'startup-'))
   const port = await freePort()
   const started = performance.now()
+  let peakKb = 0
   const child = spawn(argv[0], argv.slice(1), {
     cwd: serviceDir,
     env: {
@@ -53,6 +70,7 @@ async function measureOnce() {
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${argv.join(' ')} exited with ${child.exitCode}`)
+      peakKb = Math.max(peakKb, treeRssKb(child.pid))
       const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
         (r) => r.status === 200,
         () => false,
@@ -62,14 +80,12 @@ async function measureOnce() {
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     const ms = performance.now() - started
+    const cpu = cpuSeconds(child.pid)
     // Settle a moment so helpers started right after listening are counted too.
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const tree = processTree(child.pid)
-    const rssKb = tree.reduce(
-      (sum, p) => sum + Number(readFileSync(`/proc/${p.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0),
-      0,
-    )
-    return { ms, tree, rssKb }
+    const rssKb = tree.reduce((sum, p) => sum + rssKbOf(p.pid), 0)
+    return { ms, cpu, tree, rssKb, peakKb: Math.max(peakKb, rssKb) }
   } finally {
     child.kill('SIGTERM')
     await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)))
@@ -81,11 +97,17 @@ const results = []
 for (let i = 0; i < runs; i++) results.push(await measureOnce())
 const times = results.map((r) => r.ms).sort((a, b) => a - b)
 const last = results.at(-1)
+const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
 console.log(`${path.basename(path.resolve(serviceDir))}: ${argv.join(' ')}`)
 console.log(
   `  start -> /api/health 200: median ${Math.round(times[Math.floor(times.length / 2)])} ms (runs: ${times.map(Math.round).join(', ')})`,
 )
 console.log(
   `  processes: ${last.tree.length}, threads: ${last.tree.reduce((n, p) => n + p.threads, 0)}, RSS: ${Math.round(last.rssKb / 1024)} MB`,
+)
+console.log(
+  `  CPU to healthy (service and its waited-for children): median ${median(results.map((r) => r.cpu)).toFixed(1)} s; ` +
+    `peak RSS of the process tree while starting: median ${Math.round(median(results.map((r) => r.peakKb)) / 1024)} MB, ` +
+    `max ${Math.round(Math.max(...results.map((r) => r.peakKb)) / 1024)} MB`,
 )
 for (const p of last.tree) console.log(`    ${p.pid} (${p.threads} threads) ${p.args.slice(0, 110)}`)
