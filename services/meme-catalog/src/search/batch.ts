@@ -70,6 +70,15 @@ export class PostingsBatch {
     }
     this.documents = 0
     this.entries = 0
+    // A load's buffers hold every posting of the batch once: give them back rather than keep them for the next.
+    if (this.ids.length > 1 << 20) {
+      this.ids = new Int32Array(16_384)
+      this.tfs = new Uint16Array(16_384)
+    }
+    if (this.slots.length > 1 << 16) {
+      this.slots = new Int32Array(1024)
+      this.ends = new Int32Array(1024)
+    }
   }
 }
 

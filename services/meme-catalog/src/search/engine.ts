@@ -7,6 +7,7 @@ import { detach, parseQuery, type QueryWord, tokenize } from './normalize.ts'
 import { type Columns, NewestOrder } from './order.ts'
 import { Postings } from './postings.ts'
 import { rankTopK } from './rank.ts'
+import { SlotTable } from './slots.ts'
 import { scanText, type TermSink, TermTable } from './terms.ts'
 import { topKByThreshold } from './threshold.ts'
 import {
@@ -35,7 +36,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   /** Postings by term id (text terms and tags share the id space); holes are reusable ids. */
   private byId: (Postings | undefined)[] = []
   private freeIds: number[] = []
-  private slotOf = new Map<string, number>()
+  private readonly slotOf = new SlotTable((slot) => this.columns.ids[slot])
   private freeSlots: number[] = []
   private slotCount = 0
   private capacity = 0
@@ -70,12 +71,12 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   }
 
   has(id: string): boolean {
-    return this.slotOf.has(id)
+    return this.slotOf.get(id) >= 0
   }
 
   upsert(doc: SearchDocument): void {
     const previous = this.slotOf.get(doc.id)
-    if (previous !== undefined) this.removeSlot(previous)
+    if (previous >= 0) this.removeSlot(previous)
     this.add(doc, this.freeSlots.length > 0 ? (this.freeSlots.pop() as number) : this.slotCount++)
   }
 
@@ -89,7 +90,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     this.batching = true
     try {
       for (const doc of docs) {
-        if (this.slotOf.has(doc.id)) later.push(doc)
+        if (this.slotOf.get(doc.id) >= 0) later.push(doc)
         else this.add(doc, this.slotCount++)
       }
     } finally {
@@ -131,7 +132,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
 
   remove(id: string): void {
     const slot = this.slotOf.get(id)
-    if (slot !== undefined) this.removeSlot(slot)
+    if (slot >= 0) this.removeSlot(slot)
   }
 
   clear(): void {
@@ -141,7 +142,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     this.tagLists = new Map()
     this.byId = []
     this.freeIds = []
-    this.slotOf = new Map()
+    this.slotOf.clear()
     this.freeSlots = []
     this.slotCount = 0
     this.totalLength = 0
