@@ -16,6 +16,17 @@ export class PostingsBatch {
   private documents = 0
   private entries = 0
 
+  /** Postings recorded so far; reserve makes room for `more` at once (a load that knows its size). */
+  get recorded(): number {
+    return this.entries
+  }
+
+  reserve(more: number): void {
+    if (this.entries + more <= this.ids.length) return
+    this.ids = grown(this.ids, new Int32Array(this.entries + more))
+    this.tfs = grown(this.tfs, new Uint16Array(this.entries + more))
+  }
+
   /**
    * Records the terms of a new slot, above every slot of every list: sorts termIds[0, n) in place and leaves
    * the distinct ids at its start; returns how many.

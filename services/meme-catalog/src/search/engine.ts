@@ -19,6 +19,9 @@ import {
   type SearchResult,
 } from './types.ts'
 
+/** Documents of a known-size batch whose terms estimate the room the rest will need. */
+const SAMPLE_DOCUMENTS = 4096
+
 /** Below this many matches for its rarest operand, a query scores every match (cheaper than the bitsets). */
 const DEFAULT_THRESHOLD_FROM = 20_000
 
@@ -88,10 +91,21 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     const later: SearchDocument[] = []
     this.batch ??= new PostingsBatch()
     this.batching = true
+    // An array says how many documents come: size the columns once, and the batch and forward index from the
+    // first documents' terms (every growth of these large buffers is garbage that brings a major GC).
+    const count = Array.isArray(docs) ? docs.length : 0
+    if (this.slotCount + count > this.capacity) this.grow(this.slotCount + count)
+    let seen = 0
+    const forwardBefore = this.forward.used
     try {
       for (const doc of docs) {
         if (this.slotOf.get(doc.id) >= 0) later.push(doc)
         else this.add(doc, this.slotCount++)
+        if (++seen === SAMPLE_DOCUMENTS && count > 2 * seen) {
+          const scale = (1.05 * (count - seen)) / seen
+          this.batch.reserve(Math.ceil(this.batch.recorded * scale))
+          this.forward.reserve(Math.ceil((this.forward.used - forwardBefore) * scale))
+        }
       }
     } finally {
       this.batching = false

@@ -20,6 +20,15 @@ export class ForwardIndex {
     this.count = resized(this.count, capacity)
   }
 
+  /** Bytes used by the slots recorded so far (with dead space), and room for `more` bytes made at once. */
+  get used(): number {
+    return this.end
+  }
+
+  reserve(more: number): void {
+    if (this.end + more > this.arena.length) this.makeRoom(more, 1)
+  }
+
   /** Records the term ids of a slot (replacing what it had); sorts ids[0, n) in place. */
   set(slot: number, ids: Int32Array, n: number): void {
     ids.subarray(0, n).sort()
@@ -87,9 +96,9 @@ export class ForwardIndex {
   }
 
   /** Compacts when half the arena is dead space, else grows it by half (bounded slack for large indexes). */
-  private makeRoom(needed: number): void {
+  private makeRoom(needed: number, growth = 1.5): void {
     const live = this.end - this.wasted
-    const size = Math.max(4096, this.wasted > live ? (live + needed) * 2 : Math.ceil((this.end + needed) * 1.5))
+    const size = Math.max(4096, this.wasted > live ? (live + needed) * 2 : Math.ceil((this.end + needed) * growth))
     const arena = new Uint8Array(size)
     let end = 0
     for (let slot = 0; slot < this.bytes.length; slot++) {
