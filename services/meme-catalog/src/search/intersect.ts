@@ -48,8 +48,9 @@ export interface Bm25 {
 
 /**
  * Resolves the AND of the operands, sorted rarest first, into scratch.cand/scores and returns how many
- * matched. Each later operand is checked by galloping through its lists for each candidate or by one scan of
- * its lists against marked candidates, whichever touches fewer entries; only survivors are scored.
+ * matched. Each later operand checks the candidates against each of its lists the cheapest way: through the
+ * bitset and rank directory of a dense list (constant time per candidate), by galloping through a list longer
+ * than the candidates, or by one scan of a list against marked candidates; only survivors are scored.
  */
 export function intersect(operands: Operand[], scratch: Scratch, stats: CollectionStats): number {
   const bm25 = createBm25(stats)
@@ -57,17 +58,28 @@ export function intersect(operands: Operand[], scratch: Scratch, stats: Collecti
   let sorted = operands[0].lists.length === 1
   for (let o = 1; o < operands.length && count > 0; o++) {
     const operand = operands[o]
-    const lists = operand.lists.length
-    const gallopCost = count * lists * (2 + Math.log2(1 + operand.estimate / lists / count))
-    if (gallopCost < operand.estimate) {
-      if (!sorted) sortCandidates(count, scratch)
+    const ways = operand.lists.map((list) => wayOf(list, count, scratch.matches.length))
+    if (!sorted && ways.includes(GALLOP)) {
+      sortCandidates(count, scratch)
       sorted = true
-      count = filterByGallop(count, operand, scratch, bm25)
-    } else {
-      count = filterByScan(count, operand, scratch, bm25)
     }
+    count = filter(count, operand, ways, scratch, bm25)
   }
   return count
+}
+
+const BITS = 0
+const GALLOP = 1
+const SCAN = 2
+
+/** How a list is best checked against count candidates; a list holding one slot in 32 keeps a bitset. */
+function wayOf(list: Postings, count: number, words: number): number {
+  if (list.bits !== null) return BITS
+  if (list.length >= words) {
+    list.attachBits(words)
+    return BITS
+  }
+  return count * (2 + Math.log2(1 + list.length / count)) < list.length ? GALLOP : SCAN
 }
 
 export function createBm25(stats: CollectionStats): Bm25 {
@@ -107,22 +119,52 @@ function seed(operand: Operand, scratch: Scratch, bm25: Bm25): number {
   return count
 }
 
-/** Keeps candidates found in any list, with a galloping cursor per list (candidates must be ascending). */
-function filterByGallop(count: number, operand: Operand, scratch: Scratch, bm25: Bm25): number {
-  const { cand, scores, wordScores } = scratch
+/** Keeps the candidates found in any list of the operand, adding their best score there. */
+function filter(count: number, operand: Operand, ways: number[], scratch: Scratch, bm25: Bm25): number {
+  const { cand, scores, wordScores, mark, best } = scratch
   const { c1, c2, docLength } = bm25
   wordScores.fill(-1, 0, count)
+  let epoch = -1
   for (let e = 0; e < operand.lists.length; e++) {
     const list = operand.lists[e]
     const { docs, tfs, length } = list
     const factor = bm25.factor(list, operand.scored)
     const tier = operand.tiers[e]
-    let pos = 0
-    for (let i = 0; i < count && pos < length; i++) {
-      const d = cand[i]
-      if (docs[pos] < d) pos = gallopTo(docs, pos, length, d)
-      if (pos < length && docs[pos] === d) {
-        const tf = tfs[pos]
+    if (ways[e] === BITS) {
+      for (let i = 0; i < count; i++) {
+        const d = cand[i]
+        const at = list.indexOf(d)
+        if (at < 0) continue
+        const tf = tfs[at]
+        const s = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
+        if (s > wordScores[i]) wordScores[i] = s
+      }
+    } else if (ways[e] === GALLOP) {
+      // Candidates are ascending here: one cursor through the list.
+      let pos = 0
+      for (let i = 0; i < count && pos < length; i++) {
+        const d = cand[i]
+        if (docs[pos] < d) pos = gallopTo(docs, pos, length, d)
+        if (pos < length && docs[pos] === d) {
+          const tf = tfs[pos]
+          const s = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
+          if (s > wordScores[i]) wordScores[i] = s
+        }
+      }
+    } else {
+      if (epoch < 0) {
+        // Marked candidates remember their index (in best, free until the end of this filter).
+        epoch = scratch.nextEpoch()
+        for (let i = 0; i < count; i++) {
+          mark[cand[i]] = epoch
+          best[cand[i]] = i
+        }
+      }
+      for (let k = 0; k < length; k++) {
+        const d = docs[k]
+        if (mark[d] !== epoch) continue
+        const i = best[d]
+        const tf = tfs[k]
         const s = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
         if (s > wordScores[i]) wordScores[i] = s
       }
@@ -133,39 +175,6 @@ function filterByGallop(count: number, operand: Operand, scratch: Scratch, bm25:
     if (wordScores[i] >= 0) {
       cand[kept] = cand[i]
       scores[kept++] = scores[i] + wordScores[i]
-    }
-  }
-  return kept
-}
-
-/** Keeps candidates found in any list by marking the candidates, then scanning each list once. */
-function filterByScan(count: number, operand: Operand, scratch: Scratch, bm25: Bm25): number {
-  const { cand, scores, mark, best } = scratch
-  const { c1, c2, docLength } = bm25
-  const epoch = scratch.nextEpoch()
-  for (let i = 0; i < count; i++) {
-    mark[cand[i]] = epoch
-    best[cand[i]] = -1
-  }
-  for (let e = 0; e < operand.lists.length; e++) {
-    const list = operand.lists[e]
-    const { docs, tfs, length } = list
-    const factor = bm25.factor(list, operand.scored)
-    const tier = operand.tiers[e]
-    for (let k = 0; k < length; k++) {
-      const d = docs[k]
-      if (mark[d] !== epoch) continue
-      const tf = tfs[k]
-      const s = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
-      if (s > best[d]) best[d] = s
-    }
-  }
-  let kept = 0
-  for (let i = 0; i < count; i++) {
-    const d = cand[i]
-    if (best[d] >= 0) {
-      cand[kept] = d
-      scores[kept++] = scores[i] + best[d]
     }
   }
   return kept

@@ -193,3 +193,21 @@ test('upsertMany builds the index upsert builds, with repeated and already index
   for (const batch of batches) index.upsertMany(batch)
   for (const q of sampleQueries().slice(0, 60)) check(t, index, live.values(), q, [])
 })
+
+test('upsertMany of an array larger than its sizing sample builds the index upsert builds', async (t) => {
+  const large = generateCorpus({ documents: 12_000, vocabulary: 800, accented: 40, tags: 30, seed: 4 })
+  const one = createSearchIndex()
+  for (const doc of large.documents) one.upsert(doc)
+  const many = createSearchIndex()
+  many.upsertMany(large.documents)
+  many.upsertMany(large.documents.slice(0, 9000))
+  t.equal(many.size, one.size)
+  const queries = generateQueries(large, 120, 5)
+  let same = 0
+  for (const q of queries) {
+    const query = { q, offset: 0, limit: 12 }
+    if (JSON.stringify(many.search(query)) === JSON.stringify(one.search(query))) same++
+    else t.same(many.search(query), one.search(query), q)
+  }
+  t.equal(same, queries.length, 'every page identical')
+})
