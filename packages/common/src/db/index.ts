@@ -3,6 +3,7 @@ import { openPgDatabase } from './pg.ts'
 import { openPgliteDatabase } from './pglite.ts'
 import type { Database } from './types.ts'
 
+export { CopyTextReader } from './copy-reader.ts'
 export { migrate } from './migrate.ts'
 export { buildPgliteTemplate } from './pglite.ts'
 export * from './types.ts'

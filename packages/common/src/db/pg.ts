@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
-import { from as copyFromStdin } from 'pg-copy-streams'
+import { from as copyFromStdin, to as copyToStdout } from 'pg-copy-streams'
 import { copyChunks, copyStatement } from './copy.ts'
 import { type Database, DatabaseUnavailableError, type ListenOptions, type Queryable } from './types.ts'
 
@@ -65,8 +65,40 @@ async function copyInto(
   }
 }
 
+/** Streams COPY (query) TO STDOUT from one connection; the socket is paused while the consumer is busy. */
+async function* copyOutOf(client: pg.Pool | pg.PoolClient, query: string): AsyncGenerator<Buffer> {
+  const own = client instanceof pg.Pool ? await client.connect() : undefined
+  const connection = own ?? (client as pg.PoolClient)
+  const stream = connection.query(copyToStdout(`COPY (${query}) TO STDOUT`))
+  let ended = false
+  let failure: Error | undefined
+  try {
+    for await (const chunk of stream.iterator({ destroyOnReturn: false })) yield chunk as Buffer
+    ended = true
+  } catch (error) {
+    failure = error as Error
+    throw error
+  } finally {
+    if (own) {
+      // Stopped mid-COPY, the connection is in the middle of the protocol: discard it rather than reuse it.
+      own.release(ended ? undefined : (failure ?? new Error('COPY TO stopped early')))
+    } else if (!ended && !failure) {
+      // A transaction's connection cannot be discarded: read the rest so it is usable again.
+      for await (const _ of stream) {
+      }
+    }
+  }
+}
+
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
+    async *copyTo(query) {
+      try {
+        yield* copyOutOf(client, query)
+      } catch (error) {
+        throw wrap(error)
+      }
+    },
     async copyFrom(table, columns, rows) {
       try {
         return await copyInto(client, table, columns, rows)

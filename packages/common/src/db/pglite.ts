@@ -45,6 +45,11 @@ function queryable(db: PGliteLike): Queryable {
     async exec(sql) {
       await db.exec(sql)
     },
+    async *copyTo(query) {
+      // PGlite has no STDOUT either: the whole output comes back as one blob.
+      const result = await db.query(`COPY (${query}) TO '/dev/blob'`)
+      if (result.blob) yield Buffer.from(await result.blob.arrayBuffer())
+    },
     async copyFrom(table, columns, rows) {
       // PGlite has no STDIN: each chunk goes in as a blob, bounded so a large load never sits whole in memory.
       let copied = 0

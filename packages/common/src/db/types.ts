@@ -13,6 +13,12 @@ export interface Queryable {
    * by tabs and escaped with copyText. Streamed, and many times faster than INSERT. Resolves to the rows copied.
    */
   copyFrom(table: string, columns: string[], rows: AsyncIterable<string> | Iterable<string>): Promise<number>
+  /**
+   * Bulk read: the output of `COPY (query) TO STDOUT` in text format as byte chunks (rows may straddle chunks; read
+   * them with CopyTextReader). Streamed with back-pressure on the server; the embedded database returns the whole
+   * output as one chunk, so bound the query there. COPY takes no parameters: `query` must be constant SQL.
+   */
+  copyTo(query: string): AsyncIterable<Buffer>
 }
 
 /** One value in COPY text format: \N for null; backslash, tab, newline and carriage return escaped. */
