@@ -16,6 +16,8 @@ const EMPTY = Buffer.alloc(0)
  */
 export class CopyTextReader {
   private buffer: Buffer = EMPTY
+  /** The rest of a chunk whose first bytes completed a straddling row (read after `buffer`). */
+  private following: Buffer | undefined
   /** Start of the first byte not yet read as a row. */
   private position = 0
   private count = 0
@@ -31,14 +33,36 @@ export class CopyTextReader {
 
   /** Adds bytes; the rows they complete are read with next(). */
   push(chunk: Uint8Array): void {
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-    const rest = this.buffer.length - this.position
-    this.buffer = rest > 0 ? Buffer.concat([this.buffer.subarray(this.position), bytes]) : bytes
+    let bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    if (this.following) {
+      // Pushed before next() reached the previous chunk: keep it whole (callers read all rows before pushing).
+      bytes = Buffer.concat([this.following, bytes])
+      this.following = undefined
+    }
+    if (this.position === this.buffer.length) {
+      this.buffer = bytes
+      this.position = 0
+      return
+    }
+    // A row straddles the chunks: only its two parts are copied together; the chunk's other rows are read in place.
+    const newline = bytes.indexOf(NEWLINE)
+    if (newline < 0) {
+      this.buffer = Buffer.concat([this.buffer.subarray(this.position), bytes])
+      this.position = 0
+      return
+    }
+    this.buffer = Buffer.concat([this.buffer.subarray(this.position), bytes.subarray(0, newline + 1)])
     this.position = 0
+    this.following = newline + 1 < bytes.length ? bytes.subarray(newline + 1) : undefined
   }
 
   /** Moves to the next complete row; false when the bytes pushed so far hold none. */
   next(): boolean {
+    if (this.position === this.buffer.length && this.following) {
+      this.buffer = this.following
+      this.position = 0
+      this.following = undefined
+    }
     const buffer = this.buffer
     const end = buffer.indexOf(NEWLINE, this.position)
     if (end < 0) return false
@@ -69,7 +93,7 @@ export class CopyTextReader {
 
   /** Call when the input ended: throws when bytes of an unfinished row are left. */
   end(): void {
-    if (this.position < this.buffer.length) throw new Error('COPY output ended with an incomplete row')
+    if (this.position < this.buffer.length || this.following) throw new Error('COPY output ended with an incomplete row')
   }
 
   isNull(i: number): boolean {

@@ -1,4 +1,4 @@
-import type { Queryable } from '@app/common'
+import { CopyTextReader, type Queryable } from '@app/common'
 import type { MemeT } from './schemas.ts'
 
 /** A public meme plus what the read model needs beside the wire record. */
@@ -74,32 +74,47 @@ export interface PublicMemeRecord {
   tags: string[]
 }
 
-interface RecordRow extends Omit<MemeRow, 'created_at' | 'status' | 'mime'> {
-  created_ms: number
+// The batch columns, read from COPY's text output in this order: no status or mime (the same for every public
+// meme); created_at as whole epoch milliseconds, as a Date would hold it, so no Date is parsed or formatted per row.
+const RECORD_COLUMNS = `m.id, floor(extract(epoch FROM m.created_at) * 1000)::int8, m.byte_size, m.width, m.height,
+  m.original_mime, m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption`
+const HEX_ID = /^[0-9a-f]{64}$/
+
+/** The record of the reader's current row (columns as RECORD_COLUMNS, then the tags). */
+function readRecord(row: CopyTextReader): PublicMemeRecord {
+  return {
+    id: row.text(0) as string,
+    createdAt: row.integer(1),
+    byteSize: row.integer(2),
+    width: row.integer(3),
+    height: row.integer(4),
+    originalMime: row.text(5) as MemeT['originalMime'],
+    originalName: row.text(6) as string,
+    moderationScore: row.integer(7),
+    moderationReason: row.text(8) as string,
+    viewCount: row.integer(9),
+    downloadCount: row.integer(10),
+    demo: row.boolean(11),
+    caption: row.text(12) as string,
+    tags: row.textArray(13) ?? [],
+  }
 }
 
-// The batch columns: no status or mime (the same for every public meme); created_at as whole epoch
-// milliseconds, as a Date would hold it, so no Date is parsed or formatted per row.
-const RECORD_COLUMNS = `m.id, floor(extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms, m.byte_size, m.width, m.height,
-  m.original_mime, m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption`
-
-function toRecord(row: RecordRow): PublicMemeRecord {
-  return {
-    id: row.id,
-    createdAt: Number(row.created_ms),
-    byteSize: Number(row.byte_size),
-    width: Number(row.width),
-    height: Number(row.height),
-    originalMime: row.original_mime as MemeT['originalMime'],
-    moderationScore: Number(row.moderation_score),
-    moderationReason: row.moderation_reason,
-    viewCount: Number(row.view_count),
-    downloadCount: Number(row.download_count),
-    originalName: row.original_name,
-    demo: row.demo,
-    caption: row.caption,
-    tags: row.tags ?? [],
-  }
+/**
+ * Public memes with their tags in id order through COPY, from after `after` (every one when empty), at most
+ * `limit`. COPY takes no parameters: the key is inlined, and only ever a meme id (64 hex digits, as the table's
+ * CHECK requires), refused otherwise. Both sides of the merge join are index scans in id order: rows stream out
+ * as they are joined, with no sort or hash table in between.
+ */
+function publicRecordsQuery(after: string, limit: number): string {
+  if (after !== '' && !HEX_ID.test(after)) throw new Error('a meme id is 64 hex digits')
+  const from = after === '' ? '' : `AND m.id > '${after}'`
+  return `SELECT ${RECORD_COLUMNS}, coalesce(t.tags, '{}')
+    FROM memes m
+    LEFT JOIN (SELECT meme_id, array_agg(tag ORDER BY tag) AS tags FROM meme_tags
+               ${after === '' ? '' : `WHERE meme_id > '${after}'`} GROUP BY meme_id) t ON t.meme_id = m.id
+    WHERE ${PUBLIC} ${from}
+    ORDER BY m.id${Number.isFinite(limit) ? ` LIMIT ${Math.trunc(limit)}` : ''}`
 }
 
 export interface PublicListQuery {
@@ -124,26 +139,36 @@ export function createMemesRepository(db: Queryable) {
     },
 
     /**
-     * Every public meme with its tags, `batchSize` at a time in id order (keyset, so each batch is an index range
-     * and no server-side state spans batches): the read model is built while it streams, never holding all rows.
+     * Every public meme with its tags, `batchSize` at a time in id order, streamed through COPY and read from its
+     * text output (no row object per meme): the read model is built while it streams, never holding all rows.
+     * One COPY reads `segment` memes at most (keyset, from the last id read): the embedded database returns a COPY's
+     * output whole, so it needs a bound; PostgreSQL streams with back-pressure and can take them all at once.
      */
-    async *publicBatches(batchSize: number): AsyncGenerator<PublicMemeRecord[]> {
+    async *publicBatches(batchSize: number, segment = Number.POSITIVE_INFINITY): AsyncGenerator<PublicMemeRecord[]> {
       let after = ''
+      let last = ''
+      let batch: PublicMemeRecord[] = []
       for (;;) {
-        // The batch's tags come from the same id range of meme_tags' primary key: one range scan, no per-meme lookup.
-        const { rows } = await db.query<RecordRow>(
-          `WITH batch AS (SELECT ${RECORD_COLUMNS} FROM memes m WHERE ${PUBLIC} AND m.id > $1 ORDER BY m.id LIMIT $2)
-           SELECT b.*, coalesce(t.tags, '{}') AS tags
-           FROM batch b
-           LEFT JOIN (SELECT meme_id, array_agg(tag ORDER BY tag) AS tags FROM meme_tags
-                      WHERE meme_id > $1 AND meme_id <= (SELECT max(id) FROM batch) GROUP BY meme_id) t ON t.meme_id = b.id
-           ORDER BY b.id`,
-          [after, batchSize],
-        )
-        if (rows.length > 0) yield rows.map(toRecord)
-        if (rows.length < batchSize) return
-        after = rows[rows.length - 1].id
+        const reader = new CopyTextReader()
+        let read = 0
+        for await (const chunk of db.copyTo(publicRecordsQuery(after, segment))) {
+          reader.push(chunk)
+          while (reader.next()) {
+            const record = readRecord(reader)
+            batch.push(record)
+            last = record.id
+            read++
+            if (batch.length === batchSize) {
+              yield batch
+              batch = []
+            }
+          }
+        }
+        reader.end()
+        if (read < segment) break
+        after = last
       }
+      if (batch.length > 0) yield batch
     },
 
     /** Newest first, all tags required: the database answer used while the read model is loading. */

@@ -3,12 +3,6 @@ import type { MemeT } from '../memes/schemas.ts'
 import { createSearchIndex } from './engine.ts'
 import type { MemeSearchIndex } from './types.ts'
 
-/** One meme in the model: its compact record (shared strings) and, while cached, its JSON. */
-interface Entry extends PublicMemeRecord {
-  /** JSON of the record, built on first use and dropped on change: list pages are concatenations of these. */
-  json: string | undefined
-}
-
 export interface PageRequest {
   q?: string
   tags: string[]
@@ -37,11 +31,14 @@ const NO_TAGS: string[] = []
  * (build then swap) on a full resync.
  */
 export class ReadModel {
-  private entries = new Map<string, Entry>()
+  /** Each meme's compact record (shared strings), kept as the build received it: no copy per meme. */
+  private entries = new Map<string, PublicMemeRecord>()
   private index: MemeSearchIndex
   private shared = new Map<string, string>()
-  // Entries holding JSON, oldest first: a ring, so the cache is bounded without bookkeeping per hit.
-  private cachedJson: (Entry | undefined)[] = new Array(JSON_CACHE_ENTRIES)
+  /** JSON of records, built on first use and dropped on change: list pages are concatenations of these. */
+  private json = new Map<string, string>()
+  // Ids holding JSON, oldest first: a ring, so the cache is bounded without bookkeeping per hit.
+  private cachedJson: (string | undefined)[] = new Array(JSON_CACHE_ENTRIES)
   private cachedAt = 0
 
   constructor(memes: MemeT[] = []) {
@@ -52,7 +49,7 @@ export class ReadModel {
   /**
    * Builds from batches as they stream in, yielding to the event loop every `slice` memes so health and other
    * requests keep answering. The next batch is requested before this one is indexed: the database prepares it
-   * meanwhile, and only one batch waits in memory beside the model.
+   * meanwhile, and only one batch waits in memory beside the model. The model keeps the records it is given.
    */
   static async build(
     batches: AsyncIterable<PublicMemeRecord[]> | Iterable<PublicMemeRecord[]>,
@@ -98,32 +95,42 @@ export class ReadModel {
 
   /** Adds or replaces a public meme. */
   upsert(meme: MemeT): void {
-    this.put({ ...meme, createdAt: Date.parse(meme.createdAt) })
+    // The same fields in the same order as the repository's records: one object shape for every entry.
+    this.put({
+      id: meme.id,
+      createdAt: Date.parse(meme.createdAt),
+      byteSize: meme.byteSize,
+      width: meme.width,
+      height: meme.height,
+      originalMime: meme.originalMime,
+      originalName: meme.originalName,
+      moderationScore: meme.moderationScore,
+      moderationReason: meme.moderationReason,
+      viewCount: meme.viewCount,
+      downloadCount: meme.downloadCount,
+      demo: meme.demo,
+      caption: meme.caption,
+      tags: [...meme.tags],
+    })
   }
 
+  /** Takes the record as the meme's entry: its repeated strings are replaced by shared ones in place. */
   private put(record: PublicMemeRecord): void {
-    this.entries.set(record.id, {
-      id: record.id,
-      createdAt: record.createdAt,
-      byteSize: record.byteSize,
-      width: record.width,
-      height: record.height,
-      originalMime: record.originalMime === 'image/png' ? 'image/png' : 'image/jpeg',
-      moderationScore: record.moderationScore,
-      moderationReason: this.share(record.moderationReason),
-      viewCount: record.viewCount,
-      downloadCount: record.downloadCount,
-      originalName: this.share(record.originalName),
-      demo: record.demo,
-      caption: record.caption,
-      tags: record.tags.length === 0 ? NO_TAGS : record.tags.map((tag) => this.share(tag)),
-      json: undefined,
-    })
-    this.index.upsert({ id: record.id, caption: record.caption, tags: record.tags, createdAt: record.createdAt })
+    record.originalMime = record.originalMime === 'image/png' ? 'image/png' : 'image/jpeg'
+    record.moderationReason = this.share(record.moderationReason)
+    record.originalName = this.share(record.originalName)
+    const tags = record.tags
+    if (tags.length === 0) record.tags = NO_TAGS
+    else for (let i = 0; i < tags.length; i++) tags[i] = this.share(tags[i])
+    if (this.entries.has(record.id)) this.json.delete(record.id)
+    this.entries.set(record.id, record)
+    // The record has every field of a search document: no object made for the index.
+    this.index.upsert(record)
   }
 
   remove(id: string): void {
     this.entries.delete(id)
+    this.json.delete(id)
     this.index.remove(id)
   }
 
@@ -133,7 +140,7 @@ export class ReadModel {
     if (!entry) return
     entry.viewCount = viewCount
     entry.downloadCount = downloadCount
-    entry.json = undefined
+    this.json.delete(id)
   }
 
   /** One page; a page past the last is clamped to the last (page 1 when nothing matches). */
@@ -154,14 +161,17 @@ export class ReadModel {
     return { page: served, pageSize, total: result.total, totalPages, memesJson: `[${parts.join(',')}]` }
   }
 
-  private jsonOf(entry: Entry): string {
-    if (entry.json !== undefined) return entry.json
+  private jsonOf(entry: PublicMemeRecord): string {
+    const cached = this.json.get(entry.id)
+    if (cached !== undefined) return cached
     const evicted = this.cachedJson[this.cachedAt]
-    if (evicted) evicted.json = undefined
-    this.cachedJson[this.cachedAt] = entry
+    // The slot's id may have been dropped (changed) and cached again since: evict only what the ring still owns.
+    if (evicted !== undefined && evicted !== entry.id) this.json.delete(evicted)
+    this.cachedJson[this.cachedAt] = entry.id
     this.cachedAt = (this.cachedAt + 1) % JSON_CACHE_ENTRIES
-    entry.json = JSON.stringify(toWire(entry))
-    return entry.json
+    const json = JSON.stringify(toWire(entry))
+    this.json.set(entry.id, json)
+    return json
   }
 
   private share(text: string): string {
@@ -173,7 +183,7 @@ export class ReadModel {
 }
 
 /** The wire record (field order as the schema's, so the JSON matches a serialized MemeT). */
-function toWire(entry: Entry): MemeT {
+function toWire(entry: PublicMemeRecord): MemeT {
   return {
     id: entry.id,
     createdAt: new Date(entry.createdAt).toISOString(),

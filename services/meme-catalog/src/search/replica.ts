@@ -8,6 +8,8 @@ import { ReadModel } from './read-model.ts'
 export const CHANGE_CHANNEL = 'meme_changed'
 /** Memes per read of the build: large enough that round trips do not dominate, small enough to bound memory. */
 export const BUILD_BATCH = 10_000
+/** Memes per COPY on the embedded database, which returns a COPY's output whole (about 12 MB here). */
+export const EMBEDDED_SEGMENT = 50_000
 // pg_notify payloads must stay under 8000 bytes: 64-char ids, ~100 per message.
 const IDS_PER_NOTIFY = 100
 
@@ -45,7 +47,10 @@ export interface ReadModelReplica {
 export async function createReadModelReplica(
   db: Database,
   log: FastifyBaseLogger,
-  { buildBatch = BUILD_BATCH }: { buildBatch?: number } = {},
+  {
+    buildBatch = BUILD_BATCH,
+    segment = db.driver === 'pglite' ? EMBEDDED_SEGMENT : Number.POSITIVE_INFINITY,
+  }: { buildBatch?: number; segment?: number } = {},
 ): Promise<ReadModelReplica> {
   const origin = randomUUID()
   const repo = createMemesRepository(db)
@@ -76,7 +81,7 @@ export async function createReadModelReplica(
     dirty.clear()
     const started = performance.now()
     // Streamed in batches; changes committed meanwhile are in `dirty` and re-read below, as with one snapshot.
-    const next = await ReadModel.build(repo.publicBatches(buildBatch))
+    const next = await ReadModel.build(repo.publicBatches(buildBatch, segment))
     model = next
     for (const listener of removedListeners) listener()
     markReady()

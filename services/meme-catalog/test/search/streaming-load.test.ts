@@ -8,8 +8,10 @@ import { build } from '../helper.ts'
 import { ready } from '../memes/fixtures.ts'
 
 const DOCUMENTS = 3000
-// Small batches so the build streams many of them (3000 public memes / 250 = 12 reads).
+// Small batches so the build streams many of them (3000 public memes / 250 = 12 batches), and COPY segments of
+// 700 memes so it also resumes from a last id several times, on either database.
 const BATCH = 250
+const SEGMENT = 700
 
 /** The single-query load the streamed build replaced: every public meme with its tags in one result. */
 async function loadAtOnce(app: Awaited<ReturnType<typeof build>>): Promise<ReadModel> {
@@ -41,7 +43,7 @@ test('the read model streamed in batches answers exactly as one loaded at once',
   // Stamped by the database clock (microseconds): the batch read must truncate to milliseconds as a Date does.
   await app.memeUseCases.insert([{ ...corpusMeme(documents[5]), id: hex(6), createdAt: undefined }])
 
-  const replica = await createReadModelReplica(app.db, app.log, { buildBatch: BATCH })
+  const replica = await createReadModelReplica(app.db, app.log, { buildBatch: BATCH, segment: SEGMENT })
   t.teardown(() => replica.close())
   t.ok(await replica.whenReady(30_000), 'the streamed build finished')
   const streamed = replica.current as ReadModel
