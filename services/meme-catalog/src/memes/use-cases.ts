@@ -134,13 +134,16 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
     /**
      * Bulk load of rows without media or caption jobs (benchmark corpora, imports into an empty catalog): batches
      * go in through COPY, all in one transaction, then every instance reloads its read model. Unlike insert() an id
-     * already stored fails the whole load. Returns how many memes were stored.
+     * already stored fails the whole load. Returns how many memes were stored. Into an empty catalog the tag links'
+     * foreign keys are checked once at the end (most of a link's cost otherwise; meme_tags is locked meanwhile):
+     * a link to a missing meme or tag still fails the whole load.
      */
     async bulkLoad(batches: AsyncIterable<NewMeme[]> | Iterable<NewMeme[]>): Promise<number> {
       const stored = await db.transaction(async (tx) => {
         const writes = createMemeWriteRepository(tx)
         const { rows } = await tx.query<{ now: Date | string }>('SELECT now() AS now')
         const now = new Date(rows[0].now)
+        const restoreForeignKeys = (await writes.catalogEmpty()) ? await writes.suspendLinkForeignKeys() : async () => {}
         let count = 0
         for await (const memes of batches) {
           if (memes.some((m) => m.webp || m.captionJob)) throw new Error('bulkLoad stores neither media nor caption jobs')
@@ -152,6 +155,7 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
             links.map(([, tag]) => tag),
           )
         }
+        await restoreForeignKeys()
         return count
       })
       if (stored > 0) await readModel.catalogChanged()

@@ -156,6 +156,29 @@ export function createMemeWriteRepository(db: Queryable) {
       )
     },
 
+    /** Whether no meme is stored at all (deleted ones count as stored). */
+    async catalogEmpty(): Promise<boolean> {
+      const { rows } = await db.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM memes) AS empty')
+      return rows[0].empty
+    },
+
+    /**
+     * Drops the foreign keys of meme_tags (it locks the table until the transaction ends) and returns a function
+     * that adds them back as they were, which checks every link in one pass instead of one lookup per copied row.
+     */
+    async suspendLinkForeignKeys(): Promise<() => Promise<void>> {
+      const { rows: keys } = await db.query<{ name: string; definition: string }>(
+        `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+         WHERE conrelid = 'meme_tags'::regclass AND contype = 'f' ORDER BY conname`,
+      )
+      const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
+      // Names and definitions come from the catalog itself, not from input.
+      for (const key of keys) await db.exec(`ALTER TABLE meme_tags DROP CONSTRAINT ${quote(key.name)}`)
+      return async () => {
+        for (const key of keys) await db.exec(`ALTER TABLE meme_tags ADD CONSTRAINT ${quote(key.name)} ${key.definition}`)
+      }
+    },
+
     async insertMedia(memeId: string, webp: Buffer): Promise<void> {
       await db.query('INSERT INTO meme_media (meme_id, bytes) VALUES ($1, $2)', [memeId, webp])
     },
