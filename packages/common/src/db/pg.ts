@@ -80,7 +80,9 @@ async function* copyOutOf(client: pg.Pool | pg.PoolClient, query: string): Async
     throw error
   } finally {
     if (own) {
-      // Stopped mid-COPY, the connection is in the middle of the protocol: discard it rather than reuse it.
+      // Stopped mid-COPY, the connection is in the middle of the protocol: discard it rather than reuse it. Ending
+      // it fails the COPY's stream once more, which nobody reads any longer.
+      if (!ended) stream.on('error', () => {})
       own.release(ended ? undefined : (failure ?? new Error('COPY TO stopped early')))
     } else if (!ended && !failure) {
       // A transaction's connection cannot be discarded: read the rest so it is usable again.
