@@ -53,7 +53,7 @@ export class ReadModel {
    */
   static async build(
     batches: AsyncIterable<PublicMemeRecord[]> | Iterable<PublicMemeRecord[]>,
-    slice = 2000,
+    slice = 10_000,
   ): Promise<ReadModel> {
     const model = new ReadModel()
     const source =
@@ -67,10 +67,13 @@ export class ReadModel {
         next = source.next()
         // Not awaited until this batch is indexed: a failure meanwhile must not count as unhandled.
         next.catch(() => {})
-        for (const meme of memes) {
-          if (indexed > 0 && indexed % slice === 0) await new Promise((resolve) => setImmediate(resolve))
-          model.put(meme)
-          indexed++
+        for (let start = 0; start < memes.length; start += slice) {
+          if (indexed > 0) await new Promise((resolve) => setImmediate(resolve))
+          const part = start === 0 && memes.length <= slice ? memes : memes.slice(start, start + slice)
+          for (const record of part) model.keep(record)
+          // The records have every field of a search document: indexed as they are, a slice at a time.
+          model.index.upsertMany(part)
+          indexed += part.length
         }
       }
     } finally {
@@ -114,18 +117,22 @@ export class ReadModel {
     })
   }
 
-  /** Takes the record as the meme's entry: its repeated strings are replaced by shared ones in place. */
   private put(record: PublicMemeRecord): void {
+    this.keep(record)
+    this.index.upsert(record)
+  }
+
+  /** Takes the record as the meme's entry (not yet indexed): its repeated strings are replaced by shared ones. */
+  private keep(record: PublicMemeRecord): void {
     record.originalMime = record.originalMime === 'image/png' ? 'image/png' : 'image/jpeg'
     record.moderationReason = this.share(record.moderationReason)
     record.originalName = this.share(record.originalName)
     const tags = record.tags
     if (tags.length === 0) record.tags = NO_TAGS
     else for (let i = 0; i < tags.length; i++) tags[i] = this.share(tags[i])
-    if (this.entries.has(record.id)) this.json.delete(record.id)
+    // No JSON is cached while a model is built: no second lookup per meme then.
+    if (this.json.size !== 0) this.json.delete(record.id)
     this.entries.set(record.id, record)
-    // The record has every field of a search document: no object made for the index.
-    this.index.upsert(record)
   }
 
   remove(id: string): void {
