@@ -53,7 +53,12 @@ export const configSchema = Type.Object({
   MODEL_IDLE_SECONDS: int(
     300,
     0,
-    'seconds without use after which the moderation model and the OCR engine are unloaded (0: never); the next use loads them again',
+    'seconds without an upload after which the moderation model is unloaded (0: never); the next upload loads it again',
+  ),
+  OCR_IDLE_SECONDS: int(
+    10,
+    0,
+    'seconds without a caption job after which the OCR engine is unloaded (0: never); the next job loads it again',
   ),
   MODERATION_REVIEW_SCORE: int(50, 0, 'moderation score at or above which an upload waits for admin review', 101),
   MODERATION_REJECT_SCORE: int(85, 0, 'moderation score at or above which an upload is rejected', 101),

@@ -1,6 +1,9 @@
+import { loadConfig } from '@app/common'
 import { eventually } from '@app/testing'
 import { test } from 'tap'
-import { createOcrCaptioner, preprocessForOcr } from '../../src/captions/providers/ocr.ts'
+import { createCaptioner } from '../../src/captions/providers/index.ts'
+import { createOcrCaptioner, type OcrCaptioner, preprocessForOcr } from '../../src/captions/providers/ocr.ts'
+import { configSchema } from '../../src/config.ts'
 import { build } from '../helper.ts'
 import { addTags, insertMeme, jobsOf, renderMeme } from '../support/memes.ts'
 
@@ -53,6 +56,25 @@ test('the OCR engine loads on first use, stops when idle and reads the same afte
     intervalMs: 50,
   })
   t.same(await captioner.caption(input), first, 'a restarted engine reads the same text')
+})
+
+test('the OCR engine unloads after OCR_IDLE_SECONDS, however long the moderation model stays', async (t) => {
+  t.equal(loadConfig(configSchema, {}).OCR_IDLE_SECONDS, 10, 'default 10 s')
+  const config = loadConfig(configSchema, { CAPTIONER: 'ocr', OCR_IDLE_SECONDS: '1', MODEL_IDLE_SECONDS: '3600' })
+  const captioner = createCaptioner(config) as OcrCaptioner
+  t.teardown(() => captioner.close())
+  const result = await captioner.caption({
+    image: await renderMeme('SHORT IDLE', 'LONG MODEL'),
+    catalog: [],
+    signal: AbortSignal.timeout(60_000),
+  })
+  t.match(result?.caption, /SHORT IDLE/i)
+  t.equal(captioner.loaded, true, 'loaded right after a caption')
+  await eventually(() => !captioner.loaded || undefined, {
+    what: 'the OCR engine stopped after its own idle time',
+    timeoutMs: 20_000,
+    intervalMs: 100,
+  })
 })
 
 test('an uploaded meme gets its OCR caption and becomes findable by its text', async (t) => {

@@ -19,6 +19,6 @@ export function createCaptioner(config: Config): Captioner {
     case 'none':
       return { name: 'none', caption: async () => null, close: async () => {} }
     default:
-      return createOcrCaptioner({ idleMs: config.MODEL_IDLE_SECONDS * 1000 })
+      return createOcrCaptioner({ idleMs: config.OCR_IDLE_SECONDS * 1000 })
   }
 }
