@@ -28,6 +28,9 @@ function serviceEnv(service, env) {
   return { ...env, ...Object.fromEntries(own) }
 }
 
+// The catalog's model workers and libvips free large buffers: a fixed mmap threshold hands them back to the system
+// (glibc otherwise raises it after each such free and keeps them in its heap), as the catalog's package.json serve does.
+const catalogMalloc = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' }
 const width = Math.max(...services.map((s) => s.length))
 const children = services.map((service) => {
   const cwd = path.join(root, 'services', service)
@@ -42,6 +45,7 @@ const children = services.map((service) => {
     // Piped, a service would not colour its pretty log; it does when this launcher writes to a terminal.
     env: {
       MALLOC_ARENA_MAX: '2',
+      ...(service === 'meme-catalog' ? catalogMalloc : {}),
       ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}),
       ...serviceEnv(service, process.env),
     },
