@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import ipaddr from 'ipaddr.js'
@@ -118,6 +119,26 @@ export function rateLimitClient(ip: string): string {
     .join(':')}::/64`
 }
 
+export type Consumed = Awaited<ReturnType<RateLimiter['consume']>>
+
+const countedBeforeRouting = Symbol('rate limit counted before routing')
+type CountedMessage = IncomingMessage & { [countedBeforeRouting]?: { bucket: string; consumed: Consumed } }
+
+/**
+ * For a pre-router path that counted a request and then passes it to Fastify (to let the route answer its 429): the
+ * route's rate-limit hook takes this count instead of counting the request a second time.
+ */
+export function passCounted(raw: IncomingMessage, bucket: string, consumed: Consumed): void {
+  ;(raw as CountedMessage)[countedBeforeRouting] = { bucket, consumed }
+}
+
+function takeCounted(raw: IncomingMessage, bucket: string): Consumed | undefined {
+  const counted = (raw as CountedMessage)[countedBeforeRouting]
+  if (counted?.bucket !== bucket) return undefined
+  ;(raw as CountedMessage)[countedBeforeRouting] = undefined
+  return counted.consumed
+}
+
 export function setRateLimitHeaders(reply: { header: (k: string, v: string | number) => unknown }, state: RateLimitState) {
   reply.header('RateLimit-Limit', state.limit)
   reply.header('RateLimit-Remaining', state.remaining)
@@ -142,7 +163,8 @@ export const rateLimitPlugin = fp(
     fastify.decorateRequest('rateLimit', null)
     const message = options.message ?? ((_s: RateLimitState, retry: number) => `Rate limit exceeded; retry in ${retry} seconds.`)
     const enforce = async (rule: RouteRateLimit, request: FastifyRequest, reply: RateLimitReply) => {
-      const { allowed, state, retryAfterSeconds } = await limiter.consume(rule, request.ip)
+      const { allowed, state, retryAfterSeconds } =
+        takeCounted(request.raw, rule.bucket) ?? (await limiter.consume(rule, request.ip))
       request.rateLimit = state
       setRateLimitHeaders(reply, state)
       if (!allowed) throw tooManyRequests(message(state, retryAfterSeconds), retryAfterSeconds)

@@ -30,11 +30,16 @@ export class OneLinePerRequest extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const ms = Math.round(reply.elapsedTime * 10) / 10
-    const line = `${request.method} ${request.url} ${reply.statusCode} ${ms} ms`
+    const line = requestLine(request.method, request.url, reply.statusCode, ms)
     const fields = { req: request, res: reply, responseTime: ms }
     if (error) reply.log.error({ ...fields, err: error }, `${line} (errored)`)
     else reply.log.info(fields, line)
   }
+}
+
+/** The message of a request's one log line. */
+export function requestLine(method: string, url: string, status: number, ms: number): string {
+  return `${method} ${url} ${status} ${ms} ms`
 }
 
 /**

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyLoggerOptions, type FastifyR
 import type { DestinationStream } from 'pino'
 import { type BaseConfig, baseConfigProperties, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
 import type { ErrorHandlerOptions } from './errors.ts'
+import { installFastPaths } from './fast-path.ts'
 import { echoRequestId, OneLinePerRequest, prettyLogOptions, REQUEST_ID_HEADER, requestIdOf } from './request-log.ts'
 import { addMissingSecurityHeaders, noStore, type SecurityHeaderPolicy } from './security-headers.ts'
 
@@ -36,6 +37,7 @@ export function createFastify(config: ServerConfig, answers: AnswerPolicy, log: 
   const options = fastifyOptions(config, { ...answers, pretty: log.stream ? false : undefined })
   const fastify = Fastify({ ...options, logger: { ...(options.logger as object), ...log } })
   echoRequestId(fastify)
+  installFastPaths(fastify, parseTrustProxy(config.TRUST_PROXY), answers.securityHeaders)
   return fastify
 }
 

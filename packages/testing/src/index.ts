@@ -1,6 +1,7 @@
 export * from './database.ts'
 export * from './documented-answers.ts'
 export * from './eventually.ts'
+export * from './http.ts'
 export * from './linear-time.ts'
 export * from './network.ts'
 export * from './routes.ts'

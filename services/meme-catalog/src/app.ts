@@ -14,7 +14,7 @@ import { adminPlugin } from './admin/plugin.ts'
 import { captionsPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
 import { demoEnabled, demoPlugin } from './demo/seed.ts'
-import { mediaHitsPlugin } from './media/hits.ts'
+import { mediaFastPath } from './media/fast-path.ts'
 import { mediaRoutes } from './media/routes.ts'
 import { corsOptions, parseOrigins } from './memes/cors.ts'
 import { memesRepositoryPlugin, memeUseCasesPlugin } from './memes/plugin.ts'
@@ -61,8 +61,6 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   await fastify.register(sharedSchemasPlugin, { components: memeSchemas })
   const window = config.RATE_LIMIT_WINDOW_SECONDS
   const mediaLimit = { bucket: 'media', max: config.MEDIA_RATE_LIMIT, windowSeconds: window }
-  // Before CORS: its hook must run first to let cached images skip the generic hook chain.
-  await fastify.register(mediaHitsPlugin, { mediaLimit })
   await fastify.register(cors, corsOptions(parseOrigins(config.CORS_UPLOAD_ORIGINS)))
   await fastify.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'] })
   await fastify.register(openapiPlugin)
@@ -78,6 +76,7 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
     counterFlushMs: config.MEDIA_COUNTER_FLUSH_MS,
     cacheMegabytes: config.MEDIA_CACHE_MB,
   })
+  await fastify.register(mediaFastPath, { mediaLimit })
   await fastify.register(skillRoutes, { config })
   await fastify.register(demoPlugin, { enabled: demoEnabled(config) })
   await fastify.register(healthRoutes)

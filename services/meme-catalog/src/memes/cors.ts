@@ -11,6 +11,13 @@ export const EXPOSED_HEADERS = [
   'Content-Disposition',
 ]
 
+/** What the CORS plugin adds to a public read (GET or HEAD outside the admin API): for answers given before it. */
+export const publicReadCorsHeaders = {
+  vary: 'Origin',
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
+} as const
+
 export function parseOrigins(value: string): string[] {
   return value
     .split(',')
