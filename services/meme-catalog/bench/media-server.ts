@@ -3,7 +3,7 @@
  * approved memes whose WebP images are distinct 16 KB files. Settings come from the environment (DATABASE_URL,
  * MEDIA_CACHE_MB, ...). Usage: node --import tsx bench/media-server.ts <count> <mediaDir>
  * Writes each image to <mediaDir>/<id> (what nginx serves), reports { port, ids, bytes } over IPC once it listens,
- * and answers a 'stats' message with the media cache's size and the process memory.
+ * and answers a 'stats' message with the media cache's size and the process memory after a full GC.
  */
 import { createHash } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -30,7 +30,8 @@ const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [str
 const config = loadConfig(configSchema, {
   ...env,
   DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
+  // warn: no request lines; media.ts sets MEDIA_BENCH_LOG_LEVEL=info for the informative run that writes them.
+  LOG_LEVEL: env.MEDIA_BENCH_LOG_LEVEL ?? 'warn',
   LOG_FORMAT: 'json',
   DEMO_MEMES: 'false',
   CAPTIONER: 'none',
@@ -77,7 +78,9 @@ process.on('message', async (message) => {
     await app.mediaCounters.flush()
     process.send?.({ flushed: true })
   }
-  if (message !== 'stats') return
+  if (message !== 'stats')
+    return // After a full collection (the bench starts this process with --expose-gc): what is kept, not where the GC stands.
+  ;(globalThis as { gc?: () => void }).gc?.()
   const memory = process.memoryUsage()
   process.send?.({
     cacheBytes: app.mediaCache?.bytes ?? 0,

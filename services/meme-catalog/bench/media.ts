@@ -3,7 +3,8 @@
  * on, the default media cache) and nginx (one worker, sendfile) serve the same 16 KB WebP files; the same load
  * generator (bench/load.ts, 32 keep-alive connections) drives both in alternating runs, on the embedded database and,
  * with DATABASE_URL, on PostgreSQL. With REDIS_URL an app with the shared Redis limiter joins the alternation
- * (informative). Then a memory run: more distinct images than a 1 MiB cache holds, the cache size and RSS sampled.
+ * (informative), and on PostgreSQL an app that writes its request log lines (LOG_LEVEL=info; the others run at
+ * warn). Then a memory run: more distinct images than a 1 MiB cache holds, the cache size and RSS sampled.
  *   node --import tsx bench/media.ts [--seconds 8] [--rounds 3] [--images 20] [--connections 32]
  * Prints req/s, p50/p99, server CPU per request and the client's CPU use, then the targets with PASS/FAIL.
  */
@@ -50,7 +51,8 @@ async function startApp(env: Record<string, string | undefined>, count: number, 
   const merged: Record<string, string | undefined> = { ...process.env, ...env }
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key]
   const child = fork(path.join(here, 'media-server.ts'), [String(count), mediaDir], {
-    execArgv: ['--import', 'tsx'],
+    // --expose-gc: memory is sampled after a full collection (only the memory run asks for samples).
+    execArgv: ['--import', 'tsx', '--expose-gc'],
     env: merged,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })
@@ -144,6 +146,8 @@ for (const database of args['memory-only'] ? [] : databases) {
   const appEnv = { DATABASE_URL: undefined, REDIS_URL: undefined, ...database.env }
   const app = await startApp(appEnv, images, mediaDir)
   const redisApp = process.env.REDIS_URL ? await startApp({ ...appEnv, REDIS_URL: process.env.REDIS_URL }, 0, mediaDir) : null
+  // Informative, PostgreSQL only (it shares the images): the same app writing its request log lines (to /dev/null).
+  const loggingApp = database.env.DATABASE_URL ? await startApp({ ...appEnv, MEDIA_BENCH_LOG_LEVEL: 'info' }, 0, mediaDir) : null
   const nginx = await startNginx(mediaDir)
   // Informative, once: what node:http and Fastify cost before any of the app's work.
   const floors = database.name === 'embedded' ? [await startFloor('http', mediaDir), await startFloor('fastify', mediaDir)] : []
@@ -166,6 +170,7 @@ for (const database of args['memory-only'] ? [] : databases) {
     // The Redis app serves the same ids from the same database (PostgreSQL only: PGlite is one process's).
     if (redisApp && database.env.DATABASE_URL)
       servers.push({ name: 'app, Redis limiter', port: redisApp.port, pids: () => [redisApp.child.pid ?? 0] })
+    if (loggingApp) servers.push({ name: 'app, info log lines', port: loggingApp.port, pids: () => [loggingApp.child.pid ?? 0] })
     for (const floor of floors) servers.push(floor.server)
     console.log(`${database.name}: ${app.ids.length} images of ${(app.bytes / app.ids.length / 1024).toFixed(1)} KiB on average`)
     for (const server of servers) await runLoad({ port: server.port, paths, connections, durationMs: 2000 })
@@ -208,6 +213,7 @@ for (const database of args['memory-only'] ? [] : databases) {
     await nginx.stop()
     for (const floor of floors) await floor.stop()
     await redisApp?.stop()
+    await loggingApp?.stop()
     await app.stop()
     await rm(mediaDir, { recursive: true, force: true })
   }
@@ -215,7 +221,7 @@ for (const database of args['memory-only'] ? [] : databases) {
 
 // Memory stays bounded: 4x more distinct images than the cache holds, read round-robin (every read a miss). On
 // PostgreSQL when given (the embedded database's WebAssembly memory grows as it reads and would hide the app's);
-// the pass/fail figure is the JavaScript heap plus Buffer memory, where the cache lives.
+// the pass/fail figure is the JavaScript heap plus Buffer memory after a full GC, where the cache lives.
 {
   const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'media-files-'))
   const memoryDatabase = databases[databases.length - 1]
