@@ -1,4 +1,4 @@
-import { httpRequest, listenOnLoopback } from '@app/testing'
+import { eventually, httpRequest, listenOnLoopback } from '@app/testing'
 import { test } from 'tap'
 import type { FastAnswer } from '../src/fast-path.ts'
 import { apiSecurityHeaders } from '../src/security-headers.ts'
@@ -77,7 +77,11 @@ test('one log line per early answer, shaped as a routed one', async (t) => {
   const { request, lines } = await serve(t)
   await request('/early/who', { 'x-request-id': 'early-1' })
   await request('/who', { 'x-request-id': 'routed-1' })
-  await new Promise((resolve) => setImmediate(resolve))
+  // A line is written once the answer has been handed to the socket, which may come after the client has it.
+  await eventually(() => lines.some((l) => l.reqId === 'early-1') && lines.some((l) => l.reqId === 'routed-1'), {
+    timeoutMs: 5000,
+    intervalMs: 10,
+  })
   const early = lines.filter((l) => l.reqId === 'early-1')
   const routed = lines.filter((l) => l.reqId === 'routed-1')
   t.equal(early.length, 1)

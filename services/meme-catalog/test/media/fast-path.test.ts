@@ -1,5 +1,5 @@
 import { loadConfig } from '@app/common'
-import { createTestDatabase, type HttpAnswer, httpRequest, listenOnLoopback } from '@app/testing'
+import { createTestDatabase, eventually, type HttpAnswer, httpRequest, listenOnLoopback } from '@app/testing'
 import { test } from 'tap'
 import { buildApp } from '../../src/app.ts'
 import { configSchema } from '../../src/config.ts'
@@ -157,8 +157,12 @@ test('X-Request-Id and the one log line of an early answer are those of a routed
   t.match(refused.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an invalid one is replaced by a generated one')
   t.equal(routed.count, 1, 'both answered early')
   await request(`/media/${id}?via=route`, { 'x-request-id': 'routed-1' })
-  await new Promise((resolve) => setImmediate(resolve))
   const lineOf = (reqId: string) => lines.filter((l) => l.reqId === reqId)
+  // A line is written once the answer has been handed to the socket, which may come after the client has it.
+  await eventually(() => lineOf('routed-1').length > 0 && lineOf(String(refused.headers['x-request-id'])).length > 0, {
+    timeoutMs: 5000,
+    intervalMs: 10,
+  })
   t.equal(lineOf('edge-7f3a:42/b').length, 1, 'one line for the early answer')
   const [early] = lineOf('edge-7f3a:42/b')
   const [route] = lineOf('routed-1')
