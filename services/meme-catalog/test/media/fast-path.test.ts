@@ -17,6 +17,8 @@ async function serve(t: Teardown, env: Record<string, string> = {}) {
     DEMO_MEMES: 'false',
     // Counters are flushed by the tests themselves.
     MEDIA_COUNTER_FLUSH_MS: '3600000',
+    // Windows are aligned to the clock: a day-long one keeps two reads compared here in the same window.
+    RATE_LIMIT_WINDOW_SECONDS: '86400',
     DATA_DIR: database.dataDir,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...env,
