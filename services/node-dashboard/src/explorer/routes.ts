@@ -7,7 +7,7 @@ import { checkedReply } from '../rpc/replies.ts'
 import { described, errorAnswer, errorResponse } from '../schemas.ts'
 import { HELP_REPLY_BYTES, parseHelpArguments, parseHelpListing } from './help-parser.ts'
 import { hasSecretParams, riskOf } from './risk.ts'
-import { CommandsResponse, HelpParams, HelpResponse, RpcCallBody, RpcCallResponse } from './schemas.ts'
+import { CommandsResponse, HelpParams, HelpResponse, RiskResponse, RpcCallBody, RpcCallResponse } from './schemas.ts'
 
 export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
   const denied = new Set(
@@ -113,6 +113,27 @@ export const explorerRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         secret_params: hasSecretParams(method),
         arguments: parseHelpArguments(text),
       }
+    },
+  )
+
+  fastify.get(
+    '/api/rpc/risk/:method_name',
+    {
+      config: { auth: true },
+      schema: {
+        operationId: 'getRpcMethodRisk',
+        summary: "A method's risk class from the dashboard's table, without asking the node",
+        description:
+          "Also for methods the node's help does not list (invalidateblock and other hidden ones); a name the table does " +
+          'not know answers changes_state.',
+        tags: ['rpc'],
+        params: HelpParams,
+        response: { 200: described(RiskResponse, "The method's class."), ...errorResponse(400, 401, 422) },
+      },
+    },
+    async (request) => {
+      const method = request.params.method_name
+      return { method, risk: riskOf(method), secret_params: hasSecretParams(method) }
     },
   )
 }

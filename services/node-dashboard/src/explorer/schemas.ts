@@ -62,3 +62,9 @@ export const HelpResponse = Type.Object({
   secret_params: Type.Boolean({ description: 'the params carry a passphrase, a private key or a seed' }),
   arguments: Type.Array(RpcArgument, { description: "the help's Arguments section, parsed" }),
 })
+
+export const RiskResponse = Type.Object({
+  method: Type.String(),
+  risk: Risk,
+  secret_params: Type.Boolean({ description: 'the params carry a passphrase, a private key or a seed' }),
+})

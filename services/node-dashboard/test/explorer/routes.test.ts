@@ -144,6 +144,12 @@ test('GET /api/rpc/help/{method_name}: full text, 404 for an unknown method, 422
     arguments: [{ position: 1, name: 'height', type: 'numeric', required: true, default: null, description: 'The height index' }],
   })
   t.match((await get('/api/rpc/help/stop')).json(), { risk: 'stops_or_damages', arguments: [] })
+  const hidden = await get('/api/rpc/risk/invalidateblock')
+  t.equal(hidden.statusCode, 200)
+  t.same(hidden.json(), { method: 'invalidateblock', risk: 'stops_or_damages', secret_params: false })
+  t.same((await get('/api/rpc/risk/walletpassphrase')).json().secret_params, true)
+  t.same((await get('/api/rpc/risk/brandnewmethod')).json().risk, 'changes_state')
+  t.equal((await get('/api/rpc/risk/bad%20name')).statusCode, 422)
   const unknown = await get('/api/rpc/help/nosuchmethod')
   t.equal(unknown.statusCode, 404)
   t.same(unknown.json(), { detail: "Unknown RPC method 'nosuchmethod': the node's help does not list it." })

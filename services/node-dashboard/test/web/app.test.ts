@@ -147,6 +147,10 @@ test('the dashboard SPA end to end', { skip: chromiumMissing() }, async (t) => {
     await field('Params (JSON array)').fill('[]')
     await field('Wallet override (optional)').fill('w1')
     await page.getByTestId('rpc-send').click()
+    // A wallet read asks first; Cancel has the focus.
+    await page.getByTestId('rpc-confirm-dialog').waitFor()
+    t.match(await page.getByTestId('rpc-confirm-text').textContent(), /getwalletinfo reads wallet data/)
+    await page.getByTestId('rpc-confirm').click()
     const tree = page.locator('[data-testid="rpc-value"] > details.json')
     await tree.waitFor()
     t.match(await tree.textContent(), /"walletname": ?"w1"/)
@@ -171,6 +175,64 @@ test('the dashboard SPA end to end', { skip: chromiumMissing() }, async (t) => {
     await eventually(async () => (await page.getByTestId('rpc-result').textContent())?.includes('<img src=x id=injected>'))
     t.equal(await page.locator('#injected').count(), 0)
     await browser.screenshot('06-rpc-explorer')
+  })
+
+  await t.test('RPC explorer: argument form, risk confirmations, bitcoin-cli, a history that survives a reload', async (t) => {
+    // Typing a listed method loads its help and its argument form.
+    await field('Method').fill('getblockhash')
+    const height = page.getByLabel('1. height (numeric, required)')
+    await height.waitFor()
+    t.match(await page.getByTestId('rpc-help').textContent(), /Returns hash of block/)
+    t.equal(await page.getByTestId('rpc-risk').getAttribute('data-risk'), 'read_only')
+    await height.fill('x')
+    t.match(await page.getByTestId('params-error').textContent(), /height must be a number/)
+    await height.fill('0')
+    t.equal(await field('Params (JSON array)').inputValue(), '[0]', 'the form builds the params')
+    await page.getByTestId('rpc-send').click()
+    await eventually(async () => /^"?[0-9a-f]{64}"?$/.test((await page.getByTestId('rpc-value').textContent()) ?? ''))
+    t.equal(await page.getByTestId('rpc-confirm-dialog').isVisible(), false, 'a read-only call asks nothing')
+    await page.getByRole('button', { name: 'Copy as bitcoin-cli' }).click()
+    const cli = await page.getByTestId('rpc-cli').inputValue()
+    t.match(
+      cli,
+      /^bitcoin-cli -rpcconnect='127\.0\.0\.1' -rpcport=\d+ -rpcuser="\$RPC_USER" -stdinrpcpass -rpcwallet='w1' -named getblockhash 'height=0'$/,
+      'the settings wallet, as the call uses it',
+    )
+
+    // The top class asks for the typed method name; Cancel sends nothing.
+    const sent = () => calls.filter((c) => c === 'POST /api/rpc/call').length
+    const before = sent()
+    await field('Method').fill('invalidateblock')
+    await field('Params (JSON array)').fill('["00"]')
+    await page.getByTestId('rpc-send').click()
+    await page.getByTestId('rpc-confirm-dialog').waitFor()
+    t.match(await page.getByTestId('rpc-confirm-text').textContent(), /stops the node or can damage its chain state/)
+    const confirm = page.getByTestId('rpc-confirm')
+    t.equal(await confirm.isDisabled(), true)
+    await page.getByLabel('Type the method name to confirm').fill('invalidate')
+    t.equal(await confirm.isDisabled(), true, 'a wrong name keeps it disabled')
+    await page.keyboard.press('Escape')
+    await eventually(async () => (await page.getByTestId('rpc-result').textContent())?.includes('was not called'))
+    t.equal(sent(), before, 'nothing was sent')
+    await page.getByTestId('rpc-send').click()
+    await page.getByLabel('Type the method name to confirm').fill('invalidateblock')
+    await confirm.click()
+    await eventually(async () => sent() === before + 1)
+
+    // A passphrase-taking call is remembered without its params, across a reload.
+    await field('Method').fill('walletpassphrase')
+    await field('Params (JSON array)').fill('["hunter2 horse staple", 1]')
+    await page.getByTestId('rpc-send').click()
+    await page.getByTestId('rpc-confirm').click()
+    await eventually(async () => (await page.getByTestId('rpc-history').textContent())?.includes('walletpassphrase'))
+    const stored = await page.evaluate(() => localStorage.getItem('node-dashboard.rpc-history') ?? '')
+    t.notMatch(stored, /hunter2/, 'the passphrase is not in browser storage')
+    t.match(stored, /getblockhash/)
+    await page.reload()
+    await nav('RPC explorer').click()
+    const history = page.getByTestId('rpc-history')
+    await eventually(async () => (await history.textContent())?.includes('getblockhash ok'))
+    t.match(await history.textContent(), /walletpassphrase.*params not kept/)
   })
 
   await t.test('stop then start through the real SSH server brings the node back', { skip: noSshd ?? false }, async (t) => {
@@ -249,6 +311,7 @@ test('the dashboard SPA end to end', { skip: chromiumMissing() }, async (t) => {
     await eventually(async () => (await page.getByTestId('login-notice').textContent()) === 'You have been logged out.')
     const me = await page.evaluate(() => fetch('/api/auth/me').then((r) => r.json()))
     t.same(me, { authenticated: false, username: null })
+    t.equal(await page.evaluate(() => localStorage.getItem('node-dashboard.rpc-history')), null, 'logout clears the RPC history')
     const lockedOut = async () =>
       /Too many failed attempts\. Try again in (\d+ min )?\d+ s \(at \d\d:\d\d:\d\d\)/.test(
         (await page.getByTestId('login-error').textContent()) ?? '',

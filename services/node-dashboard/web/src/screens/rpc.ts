@@ -3,25 +3,29 @@ import { h, replace } from '../dom.ts'
 import { formatTime } from '../format.ts'
 import { jsonView } from '../json-view.ts'
 import type { ScreenContext } from '../main.ts'
+import { bitcoinCliCommand, buildParams, type RpcArgument } from '../rpc-args.ts'
+import { clearHistory, type HistoryEntry, loadHistory, recordCall } from '../rpc-history.ts'
 import { curlCommand, methodNamePattern, parseParams } from '../rpc-tools.ts'
-import { type Catalog, normalizeCatalog } from './rpc-catalog.ts'
+import { type Catalog, normalizeCatalog, renderCatalogList } from './rpc-catalog.ts'
+import { createRiskDialog } from './rpc-confirm.ts'
+import { renderArgumentForm } from './rpc-form.ts'
 
-interface HistoryEntry {
-  at: Date
-  method: string
-  params: unknown[]
-  wallet: string | null
-  ok: boolean
-  ms: number
+/** What the help (or risk) route says of a method; until known, a method counts as changing state, with secret params. */
+interface MethodInfo {
+  risk: string
+  secretParams: boolean
+  args: RpcArgument[]
 }
+const UNKNOWN_METHOD: MethodInfo = { risk: 'changes_state', secretParams: true, args: [] }
 
-// The call history lives as long as the page (the browser session), never in storage: params may be sensitive.
-const history: HistoryEntry[] = []
 let catalogCache: Catalog | null = null
+const methodInfo = new Map<string, { info: MethodInfo; text: string }>()
 
+/** At logout: the stored call history and what this page learned from the node. */
 export function clearRpcHistory(): void {
-  history.length = 0
+  clearHistory(localStorage)
   catalogCache = null
+  methodInfo.clear()
 }
 
 export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
@@ -54,6 +58,21 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
   const copyNote = h('span', { class: 'muted', role: 'status' })
   const historyEl = h('ol', { class: 'history', 'data-testid': 'rpc-history' })
   curlEl.hidden = true
+  const cliEl = h('textarea', {
+    class: 'curl',
+    readonly: true,
+    rows: '3',
+    'aria-label': 'bitcoin-cli command',
+    'data-testid': 'rpc-cli',
+  })
+  cliEl.hidden = true
+  const argsEl = h('fieldset', { class: 'rpc-args', 'data-testid': 'rpc-args' })
+  argsEl.hidden = true
+  const riskNote = h('p', { class: 'muted', 'data-testid': 'rpc-risk', 'aria-live': 'polite' })
+  const riskDialog = createRiskDialog()
+  let history: HistoryEntry[] = loadHistory(localStorage)
+  // The method whose help (and argument form) is shown.
+  let shown: { name: string; info: MethodInfo } | null = null
 
   function checkParams(): ReturnType<typeof parseParams> {
     const check = parseParams(params.value)
@@ -66,8 +85,8 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
     replace(
       historyEl,
       history.length === 0
-        ? h('li', { class: 'muted' }, 'No calls yet in this session.')
-        : history.map((e) =>
+        ? h('li', { class: 'muted' }, 'No calls yet.')
+        : history.map((e: HistoryEntry) =>
             h(
               'li',
               null,
@@ -78,72 +97,93 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
                   class: 'link',
                   onclick: () => {
                     method.value = e.method
-                    params.value = JSON.stringify(e.params)
+                    params.value = JSON.stringify(e.params ?? [])
                     wallet.value = e.wallet ?? ''
                     checkParams()
+                    void showHelp(e.method, { fillForm: false })
                   },
                 },
-                `${formatTime(e.at)} ${e.method}`,
+                `${formatTime(new Date(e.at))} ${e.method}`,
               ),
-              ` ${e.ok ? 'ok' : 'failed'} · ${e.ms} ms`,
+              ` ${e.ok ? 'ok' : 'failed'} · ${e.ms} ms${e.params === null ? ' · params not kept' : ''}`,
             ),
           ),
     )
   }
 
-  async function showHelp(name: string): Promise<void> {
-    method.value = name
+  /** The help of `name` with its risk and arguments; fetched once per method and page. */
+  async function loadMethodInfo(name: string): Promise<{ info: MethodInfo; text: string }> {
+    const known = methodInfo.get(name)
+    if (known) return known
+    try {
+      const body = await api<Record<string, unknown>>('GET', `/api/rpc/help/${encodeURIComponent(name)}`)
+      const info: MethodInfo = {
+        risk: String(body?.risk ?? 'changes_state'),
+        secretParams: body?.secret_params !== false,
+        args: Array.isArray(body?.arguments) ? (body.arguments as RpcArgument[]) : [],
+      }
+      const loaded = { info, text: String(body?.help ?? '') }
+      methodInfo.set(name, loaded)
+      return loaded
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error
+      // Not in the node's help (a hidden method such as invalidateblock): the dashboard's table still knows its class.
+      const risk = await api<Record<string, unknown>>('GET', `/api/rpc/risk/${encodeURIComponent(name)}`)
+      const info = {
+        ...UNKNOWN_METHOD,
+        risk: String(risk?.risk ?? UNKNOWN_METHOD.risk),
+        // Its params are never kept: the table cannot vouch for what an unlisted method takes.
+        secretParams: true,
+      }
+      return { info, text: describeError(error) }
+    }
+  }
+
+  function showRisk(name: string, info: MethodInfo): void {
+    const labels: Record<string, string> = {
+      read_only: 'read-only',
+      wallet_read: 'reads wallet data',
+      changes_state: 'changes node state',
+      funds_or_keys: 'moves funds or exposes keys',
+      stops_or_damages: 'stops or damages the node',
+    }
+    riskNote.dataset.risk = info.risk
+    replace(
+      riskNote,
+      `${name}: ${labels[info.risk] ?? labels.changes_state}${info.risk === 'read_only' ? '' : ' (asks to confirm)'}`,
+    )
+  }
+
+  async function showHelp(name: string, { fillForm = true } = {}): Promise<void> {
+    if (fillForm) method.value = name
     replace(helpEl, `Loading help for ${name}…`)
     try {
-      const body = await api<Record<string, unknown> | string>('GET', `/api/rpc/help/${encodeURIComponent(name)}`)
-      if (stopped) return
-      const text = typeof body === 'string' ? body : (body?.help ?? body?.text ?? body?.result ?? JSON.stringify(body, null, 2))
-      replace(helpEl, String(text))
+      const { info, text } = await loadMethodInfo(name)
+      if (stopped || method.value.trim() !== name) return
+      replace(helpEl, text)
+      shown = { name, info }
+      showRisk(name, info)
+      renderArgumentForm(argsEl, info.args, (texts) => {
+        const built = buildParams(info.args, texts)
+        if (built.ok) params.value = JSON.stringify(built.params)
+        replace(paramsError, built.ok ? '' : built.error)
+        params.setAttribute('aria-invalid', String(!built.ok))
+      })
     } catch (error) {
       if (!stopped) replace(helpEl, describeError(error))
     }
   }
 
-  function renderCatalog(catalog: Catalog): void {
-    const needle = filter.value.trim().toLowerCase()
-    const groups = catalog
-      .map((c) => ({ ...c, methods: c.methods.filter((m) => !needle || m.name.toLowerCase().includes(needle)) }))
-      .filter((c) => c.methods.length > 0)
-    replace(
-      catalogEl,
-      groups.length === 0
-        ? h('p', { class: 'muted' }, 'No method matches the filter.')
-        : groups.map((c) =>
-            h(
-              'details',
-              { open: Boolean(needle) || groups.length <= 2 },
-              h('summary', null, `${c.category} (${c.methods.length})`),
-              h(
-                'ul',
-                null,
-                c.methods.map((m) =>
-                  h(
-                    'li',
-                    null,
-                    h(
-                      'button',
-                      {
-                        type: 'button',
-                        class: 'link',
-                        'data-method': m.name,
-                        title: m.synopsis,
-                        onclick: () => void showHelp(m.name),
-                      },
-                      m.name,
-                    ),
-                    m.synopsis ? h('span', { class: 'synopsis' }, ` ${m.synopsis}`) : null,
-                  ),
-                ),
-              ),
-            ),
-          ),
-    )
-  }
+  // Typing a method the node lists loads its help and form too, not only picking it from the list.
+  let typedTimer: ReturnType<typeof setTimeout> | undefined
+  method.addEventListener('input', () => {
+    clearTimeout(typedTimer)
+    const name = method.value.trim()
+    const listed = catalogCache?.some((c) => c.methods.some((m) => m.name === name))
+    if (listed && shown?.name !== name) typedTimer = setTimeout(() => void showHelp(name, { fillForm: false }), 250)
+  })
+
+  const renderCatalog = (catalog: Catalog) => renderCatalogList(catalogEl, catalog, filter.value, (name) => void showHelp(name))
 
   async function loadCatalog(): Promise<void> {
     try {
@@ -176,9 +216,23 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
       return
     }
     const walletName = wallet.value.trim() || null
+    send.disabled = true
+    let info: MethodInfo
+    try {
+      info = (await loadMethodInfo(name)).info
+    } catch (error) {
+      send.disabled = false
+      replace(resultEl, h('p', { class: 'error', role: 'alert' }, describeError(error)))
+      return
+    }
+    showRisk(name, info)
+    if (!(await riskDialog.confirm(name, info.risk))) {
+      send.disabled = false
+      replace(resultEl, h('p', { class: 'muted' }, `${name} was not called.`))
+      return
+    }
     curlEl.value = curlCommand(rpcUrl, name, check.params, walletName ?? (defaultWallet || null))
     curlEl.hidden = false
-    send.disabled = true
     replace(resultEl, h('p', { class: 'muted' }, `Calling ${name}…`))
     const started = performance.now()
     let ok = false
@@ -196,15 +250,8 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
         replace(resultEl, h('p', { class: 'error', role: 'alert' }, describeError(error)))
     } finally {
       send.disabled = false
-      history.unshift({
-        at: new Date(),
-        method: name,
-        params: check.params,
-        wallet: walletName,
-        ok,
-        ms: Math.round(performance.now() - started),
-      })
-      history.length = Math.min(history.length, 50)
+      const entry = { at: new Date().toISOString(), method: name, params: check.params, wallet: walletName, ok }
+      history = recordCall(localStorage, history, { ...entry, ms: Math.round(performance.now() - started) }, info.secretParams)
       if (!stopped) renderHistory()
     }
   }
@@ -223,6 +270,22 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
     }
   }
 
+  async function copyCli(): Promise<void> {
+    const check = checkParams()
+    const name = method.value.trim() || 'help'
+    const target = wallet.value.trim() || defaultWallet || null
+    const args = shown?.name === name ? shown.info.args : []
+    cliEl.value = bitcoinCliCommand(rpcUrl, name, check.ok ? check.params : [], target, args)
+    cliEl.hidden = false
+    try {
+      await navigator.clipboard.writeText(cliEl.value)
+      replace(copyNote, 'Copied. bitcoin-cli reads the RPC password of $RPC_USER from the terminal.')
+    } catch {
+      cliEl.select()
+      replace(copyNote, 'Select and copy the command below.')
+    }
+  }
+
   filter.addEventListener('input', () => catalogCache && renderCatalog(catalogCache))
   params.addEventListener('input', () => checkParams())
 
@@ -231,6 +294,8 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
     { class: 'card rpc-form', novalidate: true, onsubmit: call, 'aria-label': 'Call a method' },
     h('label', { for: 'rpc-method' }, 'Method'),
     method,
+    riskNote,
+    argsEl,
     h('label', { for: 'rpc-params' }, 'Params (JSON array)'),
     params,
     h('p', { id: 'rpc-params-hint', class: 'muted' }, 'For example [] or [0] or ["address", 0.1]. Checked before sending.'),
@@ -242,9 +307,12 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
       { class: 'buttons' },
       send,
       h('button', { type: 'button', class: 'secondary', onclick: copyCurl }, 'Copy as curl'),
+      h('button', { type: 'button', class: 'secondary', onclick: copyCli }, 'Copy as bitcoin-cli'),
       copyNote,
     ),
     curlEl,
+    cliEl,
+    riskDialog.element,
   )
 
   replace(
@@ -274,5 +342,7 @@ export function mountRpc(view: HTMLElement, _ctx: ScreenContext): () => void {
   void loadCatalog()
   return () => {
     stopped = true
+    clearTimeout(typedTimer)
+    riskDialog.close()
   }
 }
