@@ -156,7 +156,12 @@ export function installFastPaths(fastify: FastifyInstance, trustProxy: TrustProx
     const startedAt = performance.now()
     const request = new PreRoutedRequest(req, trust)
     for (const path of paths) {
-      const answer = path(request)
+      let answer: ReturnType<FastPath>
+      try {
+        answer = path(request)
+      } catch (error) {
+        answer = Promise.reject(error)
+      }
       if (answer === undefined) continue
       if (answer instanceof Promise) void settle(request, res, answer, startedAt)
       else send(request, res, answer, startedAt)

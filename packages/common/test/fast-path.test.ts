@@ -24,10 +24,12 @@ async function serve(t: Teardown, TRUST_PROXY = 'false') {
   fastify.get('/who', async (request) => ({ ip: request.ip, host: request.host }))
   fastify.get('/early/passes', async () => ({ routed: true }))
   fastify.get('/early/fails', async () => ({ routed: true }))
+  fastify.get('/early/throws', async () => ({ routed: true }))
   fastify.addFastPath((request) => {
     if (request.url === '/early/who' || request.url === '/early/private') return json({ ip: request.ip, host: request.host })
     if (request.url === '/early/passes') return Promise.resolve(undefined)
     if (request.url === '/early/fails') return Promise.reject(new Error('broken path'))
+    if (request.url === '/early/throws') throw new Error('broken at once')
     return undefined
   })
   await fastify.ready()
@@ -66,6 +68,7 @@ test('a path that passes, at once or after an await, or fails, leaves the reques
   const { request, lines } = await serve(t)
   t.same(JSON.parse(String((await request('/early/passes')).body)), { routed: true })
   t.same(JSON.parse(String((await request('/early/fails')).body)), { routed: true })
+  t.same(JSON.parse(String((await request('/early/throws')).body)), { routed: true }, 'a synchronous throw too')
   t.ok(
     lines.find((l) => l.msg === 'pre-router path failed; passed to the router' && l.level === 40),
     'the failure is logged as a warning',
