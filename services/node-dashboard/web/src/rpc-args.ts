@@ -1,15 +1,9 @@
 /** Pure helpers of the RPC explorer's argument form and bitcoin-cli copy (no DOM), unit-tested under Node. */
+import type { RpcArgument } from '../../src/explorer/help-parser.ts'
 import { nodeEndpoint, shellQuote } from './rpc-tools.ts'
 
-/** One argument of a method, as the help route parses it. */
-export interface RpcArgument {
-  position: number
-  name: string
-  type: string
-  required: boolean
-  default: string | null
-  description: string
-}
+/** One argument of a method, as the help route parses it (the server's own type). */
+export type { RpcArgument } from '../../src/explorer/help-parser.ts'
 
 export type BuiltParams = { ok: true; params: unknown[] } | { ok: false; error: string }
 
