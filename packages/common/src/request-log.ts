@@ -20,6 +20,46 @@ export function echoRequestId(fastify: FastifyInstance): void {
   })
 }
 
+/** Query parameters whose values are secrets (GIPHY-style api keys travel in the URL): never logged. */
+const SECRET_PARAMS = new Set(['api_key'])
+
+/** The URL as logged: the value of every secret query parameter replaced by [redacted]. */
+export function loggedUrl(url: string): string {
+  const query = url.indexOf('?')
+  if (query < 0) return url
+  const parts = url.slice(query + 1).split('&')
+  let changed = false
+  for (let i = 0; i < parts.length; i++) {
+    const eq = parts[i].indexOf('=')
+    const name = eq < 0 ? parts[i] : parts[i].slice(0, eq)
+    if (eq >= 0 && SECRET_PARAMS.has(safeDecode(name))) {
+      parts[i] = `${name}=[redacted]`
+      changed = true
+    }
+  }
+  return changed ? `${url.slice(0, query)}?${parts.join('&')}` : url
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text
+  }
+}
+
+/** Fastify's request serializer with the URL as logged (loggedUrl). */
+export function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: loggedUrl(request.url),
+    version: request.headers?.['accept-version'] as string | undefined,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }
+}
+
 /**
  * One log line per request, after the answer, instead of Fastify's two: method, URL, status and time in the
  * message (a pretty log stays one line) and as fields (req, res, responseTime) for JSON logs. A route's logLevel
@@ -39,7 +79,7 @@ export class OneLinePerRequest extends LogController {
 
 /** The message of a request's one log line. */
 export function requestLine(method: string, url: string, status: number, ms: number): string {
-  return `${method} ${url} ${status} ${ms} ms`
+  return `${method} ${loggedUrl(url)} ${status} ${ms} ms`
 }
 
 /**

@@ -7,7 +7,14 @@ import type { DestinationStream } from 'pino'
 import { type BaseConfig, baseConfigProperties, ConfigError, loadConfig, parseTrustProxy } from './config.ts'
 import type { ErrorHandlerOptions } from './errors.ts'
 import { installFastPaths } from './fast-path.ts'
-import { echoRequestId, OneLinePerRequest, prettyLogOptions, REQUEST_ID_HEADER, requestIdOf } from './request-log.ts'
+import {
+  echoRequestId,
+  OneLinePerRequest,
+  prettyLogOptions,
+  REQUEST_ID_HEADER,
+  requestIdOf,
+  serializeRequest,
+} from './request-log.ts'
 import { addMissingSecurityHeaders, noStore, type SecurityHeaderPolicy } from './security-headers.ts'
 
 /** How a service answers: its error body shape and the headers on every answer (Fastify's own errors included). */
@@ -35,7 +42,11 @@ type ServerConfig = Pick<BaseConfig, 'LOG_LEVEL' | 'LOG_FORMAT' | 'TRUST_PROXY'>
 /** A Fastify instance with the options every service uses; the service registers its app on it. */
 export function createFastify(config: ServerConfig, answers: AnswerPolicy, log: LogOverrides = {}): FastifyInstance {
   const options = fastifyOptions(config, { ...answers, pretty: log.stream ? false : undefined })
-  const fastify = Fastify({ ...options, logger: { ...(options.logger as object), ...log } })
+  const logger = options.logger as FastifyLoggerOptions
+  const fastify = Fastify({
+    ...options,
+    logger: { ...logger, ...log, serializers: { ...logger.serializers, ...log.serializers } },
+  })
   echoRequestId(fastify)
   installFastPaths(fastify, parseTrustProxy(config.TRUST_PROXY), answers.securityHeaders)
   return fastify
@@ -66,6 +77,7 @@ export function fastifyOptions(
     logger: {
       level: config.LOG_LEVEL,
       redact: { paths: redactedPaths, censor: '[redacted]' },
+      serializers: { req: serializeRequest },
       ...(pretty ? { transport: { target: 'pino-pretty', options: prettyLogOptions } } : {}),
     },
     // The caller's X-Request-Id only once validated (Fastify would take any header value as it is).

@@ -14,7 +14,9 @@ import { adminPlugin } from './admin/plugin.ts'
 import { captionsPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
 import { demoEnabled, demoPlugin } from './demo/seed.ts'
+import { giphyPlugin } from './giphy/plugin.ts'
 import { mediaFastPath } from './media/fast-path.ts'
+import { renditionRoutesPlugin } from './media/rendition-routes.ts'
 import { mediaRoutes } from './media/routes.ts'
 import { corsOptions, parseOrigins } from './memes/cors.ts'
 import { memesRepositoryPlugin, memeUseCasesPlugin } from './memes/plugin.ts'
@@ -77,6 +79,8 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
     cacheMegabytes: config.MEDIA_CACHE_MB,
   })
   await fastify.register(mediaFastPath, { mediaLimit })
+  await fastify.register(renditionRoutesPlugin, { mediaLimit })
+  await fastify.register(giphyPlugin, { config, prefix: '/v1' })
   await fastify.register(skillRoutes, { config })
   await fastify.register(demoPlugin, { enabled: demoEnabled(config) })
   await fastify.register(healthRoutes)

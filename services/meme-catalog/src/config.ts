@@ -22,6 +22,12 @@ export const configSchema = Type.Object({
     65_536,
   ),
   MEDIA_COUNTER_FLUSH_MS: int(5_000, 50, 'how often batched view/download counts are written, in milliseconds'),
+  // The GIPHY-compatible API (src/giphy).
+  GIPHY_API_KEYS: Type.String({
+    default: '',
+    description: 'comma-separated api_key values /v1 serves (secret); empty: any api_key, or none, is served',
+  }),
+  GIPHY_KEY_RATE_LIMIT: int(600, 1, 'GIPHY API reads per api_key per window (on top of READ_RATE_LIMIT per IP)'),
   // Captioning (src/captions) and the admin API (src/admin).
   CAPTIONER: Type.Union([Type.Literal('ocr'), Type.Literal('openai'), Type.Literal('none')], {
     default: 'ocr',

@@ -17,7 +17,7 @@ export const ADMIN_TAG = 'admin'
 const adminTransform = openapiTransform({ security: () => [{ adminToken: [] }], everyResponse: () => noStoreHeader })
 
 /** Keeps only the component schemas the document references (the shared ones arrive all together). */
-function pruneComponents(document: Record<string, any>): Record<string, any> {
+export function pruneComponents(document: Record<string, any>): Record<string, any> {
   const schemas: Record<string, unknown> = document.components?.schemas ?? {}
   const used = new Set<string>()
   const pending = [JSON.stringify(document.paths)]

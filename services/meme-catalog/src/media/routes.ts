@@ -6,6 +6,7 @@ import { MemeIdParams } from '../memes/schemas.ts'
 import { errorResponse, rateLimitHeaders, tooManyRequestsResponse } from '../schemas.ts'
 import { createMediaCache, type MediaCache } from './cache.ts'
 import { createMediaCounters, type MediaCounters } from './counters.ts'
+import { RENDITION_NAMES } from './renditions.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -67,10 +68,11 @@ const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { m
   const cache = createMediaCache(cacheMegabytes)
   fastify.decorate('mediaCache', cache)
   // The read model decides what may be served; the cache follows it so a removed meme's bytes leave memory.
+  // Keys are the meme id, or `<id>/<rendition>` for its renditions: the first 64 characters are the meme.
   if (cache)
     fastify.readModel.onRemoved((id) => {
-      if (id !== undefined) cache.delete(id)
-      else cache.retain((kept) => fastify.readModel.current?.has(kept) === true)
+      if (id === undefined) cache.retain((kept) => fastify.readModel.current?.has(kept.slice(0, 64)) === true)
+      else for (const key of [id, ...RENDITION_NAMES.map((name) => `${id}/${name}`)]) cache.delete(key)
     })
 
   /** The image bytes of a meme the read model (or the database) has just called public. */

@@ -3,9 +3,12 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { giphySchemas } from '../giphy/schemas.ts'
 
 /** Routes carrying this tag (the admin API) are left out of the public document. */
 export const ADMIN_TAG = 'admin'
+
+const publicTransform = openapiTransform({ security: () => [] })
 
 export const openapiInfo = {
   title: 'Meme Catalog',
@@ -37,9 +40,14 @@ export const openapiPlugin = fp(
         ],
       },
       hiddenTag: ADMIN_TAG,
-      // No public operation needs credentials.
-      transform: openapiTransform({ security: () => [] }),
+      // No public operation needs credentials. The GIPHY-compatible API (/v1) has a document of its own.
+      transform: (input) =>
+        input.url.startsWith('/v1/')
+          ? { schema: { ...input.schema, hide: true }, url: input.url }
+          : publicTransform(input as Parameters<typeof publicTransform>[0]),
       hideUntagged: true,
+      // The /v1 scope's schemas are seen here too; they belong to /v1/openapi.json.
+      transformObject: (document) => withoutGiphySchemas((document as { openapiObject: Record<string, any> }).openapiObject),
       refResolver: {
         // components/schemas/Meme rather than def-0.
         buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
@@ -70,3 +78,11 @@ export const openapiPlugin = fp(
   },
   { name: 'meme-openapi' },
 )
+
+const giphyNames = new Set(giphySchemas.map((schema) => schema.$id))
+
+function withoutGiphySchemas(document: Record<string, any>): Record<string, any> {
+  const schemas: Record<string, unknown> = document.components?.schemas ?? {}
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => !giphyNames.has(name)))
+  return { ...document, components: { ...document.components, schemas: kept } }
+}

@@ -3,7 +3,7 @@ import { PostingsBatch } from './batch.ts'
 import { matchBits } from './bitset.ts'
 import { ForwardIndex } from './forward.ts'
 import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
-import { detach, parseQuery, type QueryWord, tokenize } from './normalize.ts'
+import { detach, foldText, parseQuery, type QueryWord, tokenize } from './normalize.ts'
 import { type Columns, NewestOrder } from './order.ts'
 import { Postings } from './postings.ts'
 import { rankTopK } from './rank.ts'
@@ -17,10 +17,13 @@ import {
   type SearchIndexOptions,
   type SearchQuery,
   type SearchResult,
+  type Suggestion,
 } from './types.ts'
 
 /** Documents of a known-size batch whose terms estimate the room the rest will need. */
 const SAMPLE_DOCUMENTS = 4096
+/** Vocabulary entries a suggestion looks at by default: bounds the work of a short prefix. */
+const SUGGEST_SCAN = 5000
 
 /** Below this many matches for its rarest operand, a query scores every match (cheaper than the bitsets). */
 const DEFAULT_THRESHOLD_FROM = 20_000
@@ -54,6 +57,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   /** Shortest document ever indexed (a lower bound: removals do not raise it), for score bounds. */
   private minDocLength = Number.POSITIVE_INFINITY
   private readonly thresholdFrom: number
+  private readonly filtersOf: SearchIndexOptions['filtersOf']
   // The document being added: its slot, term ids so far (in termIds) and length.
   private adding = 0
   private addedIds = 0
@@ -67,6 +71,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
 
   constructor(options: SearchIndexOptions = {}) {
     this.thresholdFrom = options.thresholdFrom ?? DEFAULT_THRESHOLD_FROM
+    this.filtersOf = options.filtersOf
   }
 
   get size(): number {
@@ -123,7 +128,8 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     for (let p = -1; p < doc.tags.length; p++) scanText(p < 0 ? doc.caption : (doc.tags[p] as string), this, this.fold)
     let n = this.addedIds
     const length = this.addedLength
-    for (const rawTag of doc.tags) {
+    const filters = this.filtersOf?.(doc)
+    for (const rawTag of filters && filters.length > 0 ? [...doc.tags, ...filters] : doc.tags) {
       const tag = rawTag.toLowerCase()
       let postings = this.tagLists.get(tag)
       if (postings === undefined) {
@@ -197,6 +203,29 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     const { scores, cand } = this.scratch
     const ids = rankTopK({ scores, cand, ...this.columns }, count, offset, limit)
     return { total: count, ids }
+  }
+
+  suggest(text: string, limit: number, scan = SUGGEST_SCAN): Suggestion[] {
+    // Tags are compared as catalog names (NFC, collapsed spaces, lowercase), words as indexed (folded accents).
+    const tagPrefix = text.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
+    if (tagPrefix === '' || limit <= 0) return []
+    const wordPrefix = foldText(tagPrefix)
+    const counts = new Map<string, number>()
+    let seen = 0
+    for (const [term, postings] of this.tree.atPrefix(wordPrefix)) {
+      if (++seen > scan) break
+      counts.set(term, postings.length)
+    }
+    seen = 0
+    for (const [tag, postings] of this.tagLists) {
+      if (++seen > scan) break
+      // Filter keys start with a control character: never a prefix a caller can type (trim removes them).
+      if (tag.startsWith(tagPrefix)) counts.set(tag, Math.max(counts.get(tag) ?? 0, postings.length))
+    }
+    return [...counts]
+      .map(([term, count]) => ({ term, count }))
+      .sort((a, b) => b.count - a.count || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
+      .slice(0, limit)
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
 import { createSearchIndex } from './engine.ts'
-import type { MemeSearchIndex } from './types.ts'
+import { ratingFilters } from './rating.ts'
+import type { MemeSearchIndex, SearchQuery, Suggestion } from './types.ts'
 
 export interface PageRequest {
   q?: string
@@ -42,7 +43,8 @@ export class ReadModel {
   private cachedAt = 0
 
   constructor(memes: MemeT[] = []) {
-    this.index = createSearchIndex()
+    // Records are indexed as they are: their rating levels come from the moderation score.
+    this.index = createSearchIndex({ filtersOf: (doc) => ratingFilters((doc as PublicMemeRecord).moderationScore) })
     for (const meme of memes) this.upsert(meme)
   }
 
@@ -94,6 +96,27 @@ export class ReadModel {
   get(id: string): MemeT | undefined {
     const entry = this.entries.get(id)
     return entry ? toWire(entry) : undefined
+  }
+
+  /** The compact record of a public meme (shared with the model: read it, never change it). */
+  record(id: string): Readonly<PublicMemeRecord> | undefined {
+    return this.entries.get(id)
+  }
+
+  /** A slice of matches by offset (no clamping: past the end is empty), as records. */
+  find(query: SearchQuery): { total: number; records: Readonly<PublicMemeRecord>[] } {
+    const result = this.index.search(query)
+    const records: PublicMemeRecord[] = []
+    for (const id of result.ids) {
+      const entry = this.entries.get(id)
+      if (entry) records.push(entry)
+    }
+    return { total: result.total, records }
+  }
+
+  /** Caption words and tags starting with `text`, most used first (see MemeSearchIndex.suggest). */
+  suggest(text: string, limit: number): Suggestion[] {
+    return this.index.suggest(text, limit)
   }
 
   /** Adds or replaces a public meme. */

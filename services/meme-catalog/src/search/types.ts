@@ -24,6 +24,11 @@ export interface SearchResult {
 
 export interface SearchIndexOptions {
   /**
+   * Filter keys a document can be selected by like a tag (SearchQuery.tags), but never matched as text nor offered
+   * as a suggestion, e.g. its content-rating levels. Spelled with a leading control character, which no tag name has.
+   */
+  filtersOf?: (doc: SearchDocument) => readonly string[]
+  /**
    * Size of a query's rarest operand (its words' and tags' matches) from which the total is counted on bitsets
    * and only the page is scored, by thresholds (default 20,000). Results are the same either way; tests lower it.
    */
@@ -41,6 +46,17 @@ export interface MemeSearchIndex {
   has(id: string): boolean
   clear(): void
   search(query: SearchQuery): SearchResult
+  /**
+   * Caption words and tags starting with `text` (case- and accent-insensitive), most used first, with the number
+   * of memes using each; at most `limit`, from at most `scan` words and `scan` tags (bounded work for one letter).
+   */
+  suggest(text: string, limit: number, scan?: number): Suggestion[]
+}
+
+export interface Suggestion {
+  term: string
+  /** Memes whose caption or tags use the term. */
+  count: number
 }
 
 /** Thrown by search() when q has no searchable word after normalization (the route answers 400). */

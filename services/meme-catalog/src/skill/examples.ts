@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto'
+import type { RenditionSet } from '../media/rendition-store.ts'
+import { RENDITION_NAMES, renditionSize } from '../media/renditions.ts'
+import type { PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
 
 /**
@@ -63,4 +66,24 @@ export function examplePage(memes: readonly MemeT[], pageSize: number, rateLimit
     memes: memes.slice(0, pageSize),
     rateLimit,
   }
+}
+
+/** The GIPHY examples' origin (GIF objects carry absolute URLs) and response id. */
+export const EXAMPLE_BASE_URL = 'https://memes.example.org'
+export const EXAMPLE_RESPONSE_ID = createHash('sha1').update('skill example response').digest('hex')
+
+/** An example meme as the read model holds it. */
+export function exampleRecord(meme: MemeT): PublicMemeRecord {
+  const { createdAt, mime, status, url, downloadUrl, ...rest } = meme
+  return { ...rest, createdAt: Date.parse(createdAt) }
+}
+
+/** Example rendition sizes (a real rendition's bytes depend on the image). */
+export function exampleRenditions(meme: MemeT): RenditionSet {
+  return new Map(
+    RENDITION_NAMES.map((name) => {
+      const size = renditionSize(name, meme)
+      return [name, { ...size, size: Math.round((size.width * size.height) / 12) }]
+    }),
+  )
 }

@@ -1,13 +1,18 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
+import { toGiphyGif } from '../giphy/mapper.ts'
 import { downloadName } from '../media/routes.ts'
 import type { MemeT } from '../memes/schemas.ts'
 import {
+  EXAMPLE_BASE_URL,
   EXAMPLE_MEMES,
+  EXAMPLE_RESPONSE_ID,
   EXAMPLE_TAGS,
   type ExampleBudget,
   exampleBudgets,
   examplePage,
+  exampleRecord,
+  exampleRenditions,
   SEARCH_EXAMPLE,
   TAG_EXAMPLE,
 } from './examples.ts'
@@ -73,6 +78,11 @@ export async function renderSkill({ fastify, config }: SkillContext): Promise<st
     examples.push(`**${title}**\n\n${jsonExample(url, fixedAnswer(body))}`)
   }
   const page = (memes: readonly MemeT[], pageSize: number) => examplePage(memes, pageSize, budget())
+  const addFixedGiphy = (title: string, url: string, body: Record<string, unknown>) => {
+    const { limit, remaining, resetAt } = budget()
+    const headers = { 'ratelimit-limit': limit, 'ratelimit-remaining': remaining, 'ratelimit-reset': resetAt }
+    examples.push(`**${title}**\n\n${jsonExample(url, { status: 200, headers, body: JSON.stringify(body) })}`)
+  }
 
   const cfg = config as Config & Record<string, unknown>
   const quota = (key: string, fallback: string) => (typeof cfg[key] === 'number' ? String(cfg[key]) : fallback)
@@ -97,8 +107,11 @@ The machine-readable description is \`GET /openapi.json\` (OpenAPI 3.1.0, versio
 | GET | /api/memes/{id} | One approved meme |
 | GET | /media/{id} | The image (image/webp) |
 | GET | /api/tags | Tag names |
+| GET | /media/{id}/{rendition} | A resized image (image/webp): fixed_width, fixed_height, ... |
 | GET | /openapi.json | OpenAPI 3.1 document |
 | GET | /meme-api.skill.md | This file |
+| GET | /v1/gifs/search, /v1/gifs/trending, /v1/gifs/{id}, /v1/gifs?ids=, /v1/gifs/random, /v1/gifs/search/tags | GIPHY-compatible reads (see below) |
+| GET | /v1/openapi.json | OpenAPI 3.1 document of the GIPHY-compatible API |
 
 The examples below show this server's answers for an example catalog: the shapes, headers and statuses are
 the real ones; ids, captions, tags and counts of a live catalog differ (list or search to see them).`)
@@ -194,6 +207,25 @@ where \`meme\` has the same shape as in the examples above. Uploading the same b
 - Results are ordered by relevance, then newest first; without \`q\`, newest first.
 - \`tag\` filters are exact names (lowercased) and are combined with AND, and with \`q\`.
 - A \`q\` with no letter or digit (e.g. "!!!") is a 400; an empty \`q\` is the same as no \`q\`.`)
+
+  addFixedGiphy('GIPHY-style search', '/v1/gifs/search?q=brulee&limit=1', {
+    data: [toGiphyGif(exampleRecord(sample), EXAMPLE_BASE_URL, exampleRenditions(sample))],
+    pagination: { total_count: 1, count: 1, offset: 0 },
+    meta: { status: 200, msg: 'OK', response_id: EXAMPLE_RESPONSE_ID },
+  })
+  sections.push(`## GIPHY-compatible API (/v1)
+
+The same approved memes in GIPHY's API (v1) shape, for clients written for GIPHY: set their base URL to
+\`{base_url}/v1/\`. Routes: \`/v1/gifs/search?q=\` (limit 1..50, default 25; offset 0..4999; q at most 50 characters, else
+414), \`/v1/gifs/trending\` (newest first: there is no trending order), \`/v1/gifs/{id}\`, \`/v1/gifs?ids=a,b\` (at most 100),
+\`/v1/gifs/random?tag=\` and \`/v1/gifs/search/tags?q=\` (term suggestions). Answers are \`{data, pagination, meta}\`;
+errors are \`{"data": [], "meta": {"status", "msg", "response_id"}}\` (400 names the parameter in \`msg\`; 404 "Not Found";
+401 "Unauthorized" and 429 "API rate limit exceeded", with an empty \`response_id\` and, for 429, \`Retry-After\`). \`rating\` (g, pg, pg-13, r) keeps that rating and
+below; ratings come from the moderation score (g 0-9, pg 10-29, pg-13 30-49, r 50-100). Image sizes are strings, as
+GIPHY sends them; images are WebP and there is no \`mp4\`. \`api_key\` is required only when the server lists keys
+(otherwise any or none is accepted). These reads share the API read limit per IP, and count per \`api_key\` too.
+
+${examples.splice(0).join('\n\n')}`)
 
   await addReal('An invalid parameter', '/api/memes?pageSize=100')
   await addReal('An unknown meme', `/api/memes/${'0'.repeat(64)}`)

@@ -10,6 +10,10 @@ export interface MemeFixture {
   /** Minutes before now (larger = older). */
   ageMinutes?: number
   originalName?: string
+  /** 0..100 (default 3). */
+  moderationScore?: number
+  /** Image bytes (default: a small WebP); width and height must be given with them. */
+  image?: { webp: Buffer; width: number; height: number }
 }
 
 let tinyWebp: Buffer | undefined
@@ -25,7 +29,7 @@ export async function webpBytes(): Promise<Buffer> {
 /** Stores a meme through the write side (row, media and tags; tags join the catalog). Returns its id. */
 export async function addMeme(app: FastifyInstance, fixture: MemeFixture = {}): Promise<string> {
   const id = createHash('sha256').update(randomBytes(16)).digest('hex')
-  const bytes = await webpBytes()
+  const bytes = fixture.image?.webp ?? (await webpBytes())
   // Without an age the database clock stamps it, like an upload.
   const createdAt = fixture.ageMinutes === undefined ? undefined : new Date(Date.now() - fixture.ageMinutes * 60_000)
   await app.memeUseCases.insert([
@@ -35,11 +39,11 @@ export async function addMeme(app: FastifyInstance, fixture: MemeFixture = {}): 
       createdAt,
       deletedAt: fixture.deleted ? new Date() : null,
       byteSize: bytes.length,
-      width: 8,
-      height: 6,
+      width: fixture.image?.width ?? 8,
+      height: fixture.image?.height ?? 6,
       originalMime: 'image/png',
       originalName: fixture.originalName ?? 'fixture.png',
-      moderationScore: 3,
+      moderationScore: fixture.moderationScore ?? 3,
       moderationReason: 'fixture',
       caption: fixture.caption ?? '',
       webp: bytes,

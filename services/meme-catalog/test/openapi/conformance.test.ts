@@ -19,11 +19,13 @@ const app = await build(t, {
 const admin = { authorization: `Bearer ${TOKEN}` }
 const publicDoc = app.swagger() as Json
 const adminDoc = (await app.inject({ url: '/admin/openapi.json', headers: admin })).json() as Json
+const giphyDoc = (await app.inject('/v1/openapi.json')).json() as Json
 
-test('both documents (public and admin) pass redocly lint (recommended) and swagger-parser, offline', async (t) => {
+test('the documents (public, admin, GIPHY) pass redocly lint (recommended) and swagger-parser, offline', async (t) => {
   for (const [name, doc] of [
     ['public', publicDoc],
     ['admin', adminDoc],
+    ['giphy', giphyDoc],
   ] as const) {
     const lint = await redoclyLint(doc)
     t.equal(lint.errors, 0, `${name}: redocly lint has no errors\n${lint.report}`)
@@ -97,6 +99,23 @@ test('every header a live answer carries is documented on the response that sent
     [['get', '/api/admin/tags'], { url: '/api/admin/tags' }, 401, adminDoc],
     [['get', '/api/admin/memes/{id}'], { url: `/api/admin/memes/${none}`, headers: admin }, 404, adminDoc],
     [['get', '/admin/openapi.json'], { url: '/admin/openapi.json', headers: admin }, 200, adminDoc],
+    [['get', '/media/{id}/{rendition}'], { url: `/media/${id}/fixed_width` }, 200],
+    [
+      ['get', '/media/{id}/{rendition}'],
+      { url: `/media/${id}/fixed_width`, headers: { 'if-none-match': `"${id}-fixed_width"` } },
+      304,
+    ],
+    [['get', '/media/{id}/{rendition}'], { url: `/media/${id}/fixed_width_large` }, 404],
+    [['get', '/v1/gifs/search'], { url: '/v1/gifs/search?q=documented', remoteAddress: '192.0.2.20' }, 200, giphyDoc],
+    [['get', '/v1/gifs/search'], { url: '/v1/gifs/search?q=a&limit=0', remoteAddress: '192.0.2.21' }, 400, giphyDoc],
+    [['get', '/v1/gifs/search'], { url: `/v1/gifs/search?q=${'a'.repeat(51)}`, remoteAddress: '192.0.2.22' }, 414, giphyDoc],
+    [['get', '/v1/gifs/trending'], { url: '/v1/gifs/trending', remoteAddress: '192.0.2.23' }, 200, giphyDoc],
+    [['get', '/v1/gifs/random'], { url: '/v1/gifs/random?tag=cats', remoteAddress: '192.0.2.24' }, 200, giphyDoc],
+    [['get', '/v1/gifs/search/tags'], { url: '/v1/gifs/search/tags?q=doc', remoteAddress: '192.0.2.25' }, 200, giphyDoc],
+    [['get', '/v1/gifs/{gif_id}'], { url: `/v1/gifs/${id}`, remoteAddress: '192.0.2.26' }, 200, giphyDoc],
+    [['get', '/v1/gifs/{gif_id}'], { url: `/v1/gifs/${none}`, remoteAddress: '192.0.2.26' }, 404, giphyDoc],
+    [['get', '/v1/gifs'], { url: `/v1/gifs?ids=${id}`, remoteAddress: '192.0.2.27' }, 200, giphyDoc],
+    [['get', '/v1/openapi.json'], { url: '/v1/openapi.json' }, 200, giphyDoc],
   ]
   const answers: { doc: Json; answer: LiveAnswer }[] = []
   for (const [operation, request, status, document = doc] of cases) {
@@ -116,6 +135,13 @@ test('every header a live answer carries is documented on the response that sent
   }
   t.ok(limited, 'the read limit was reached')
   if (limited) answers.push({ doc, answer: limited })
+  let giphyLimited: LiveAnswer | undefined
+  for (let i = 0; i < 5 && !giphyLimited; i++) {
+    const res = await app.inject({ url: '/v1/gifs/trending', remoteAddress: '198.51.100.8' })
+    if (res.statusCode === 429) giphyLimited = { operation: ['get', '/v1/gifs/trending'], status: 429, headers: res.headers }
+  }
+  t.ok(giphyLimited, 'the read limit was reached on /v1 too')
+  if (giphyLimited) answers.push({ doc: giphyDoc, answer: giphyLimited })
   const missing = answers.flatMap(({ doc, answer }) => undocumentedHeaders(doc, [answer]))
   t.same(missing, [], 'no header is sent that its response does not document')
   t.ok(doc.paths['/api/memes'].post.responses['429'].headers['Retry-After'], 'upload 429 documents Retry-After')

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import { test } from 'tap'
+import { GIPHY_OPENAPI_FILE } from '../../src/giphy/document.ts'
 import { memeSchemas } from '../../src/memes/schemas.ts'
 import { formatDocument, OPENAPI_FILE } from '../../src/openapi/document.ts'
 import { openapiPlugin } from '../../src/openapi/plugin.ts'
@@ -130,6 +131,13 @@ test('the committed openapi.json is the document the routes generate (run script
   const app = await build(t, { env: { CAPTIONER: 'none' } })
   const committed = await readFile(OPENAPI_FILE, 'utf8').catch(() => '')
   t.equal(committed, formatDocument(app.swagger()), 'services/meme-catalog/openapi.json is up to date')
+})
+
+test('the committed openapi.giphy.json is /v1/openapi.json as the routes generate it', async (t) => {
+  const app = await build(t, { env: { CAPTIONER: 'none' } })
+  const committed = await readFile(GIPHY_OPENAPI_FILE, 'utf8').catch(() => '')
+  const served = (await app.inject('/v1/openapi.json')).json()
+  t.equal(committed, formatDocument(served), 'services/meme-catalog/openapi.giphy.json is up to date')
 })
 
 test('/docs serves the interactive reference from local assets', async (t) => {

@@ -32,6 +32,7 @@ test('GET /meme-api.skill.md: markdown whose examples have the shapes the API an
   ]) {
     t.match(text, heading)
   }
+  t.match(text, '## GIPHY-compatible API (/v1)')
   for (const path of ['GET /api/memes', 'POST /api/memes', 'GET /api/memes/{id}', 'GET /media/{id}', 'GET /api/tags']) {
     t.match(text, `## ${path}`, `documents ${path}`)
   }
@@ -39,14 +40,18 @@ test('GET /meme-api.skill.md: markdown whose examples have the shapes the API an
   t.match(text, '| 555 per IP per 60 s |', 'the configured media limit')
 
   const doc = (await app.inject('/openapi.json')).json() as OpenApiDocument
+  const giphyDoc = (await app.inject('/v1/openapi.json')).json() as OpenApiDocument
   const examples = [...text.matchAll(EXAMPLE)]
   t.ok(examples.length >= 9, `${examples.length} JSON examples`)
   let searches = 0
   for (const [, url, status, json] of examples) {
     const documented = JSON.parse(json) as Json
-    const path = new URL(url, 'http://x').pathname.replace(/^\/api\/memes\/[0-9a-f]{64}$/, '/api/memes/{id}')
-    const schema = (doc.paths as Json)[path].get.responses[status].content['application/json'].schema
-    t.equal(validateSchema(doc, schema, documented), undefined, `${url}: the body has the documented shape`)
+    const path = new URL(url, 'http://x').pathname
+      .replace(/^\/api\/memes\/[0-9a-f]{64}$/, '/api/memes/{id}')
+      .replace(/^\/v1\/gifs\/[0-9a-f]{64}$/, '/v1/gifs/{gif_id}')
+    const described = path.startsWith('/v1/') ? giphyDoc : doc
+    const schema = (described.paths as Json)[path].get.responses[status].content['application/json'].schema
+    t.equal(validateSchema(described, schema, documented), undefined, `${url}: the body has the documented shape`)
     // Errors are real answers (they hold no catalog content); successes show a fixed example catalog.
     if (Number(status) >= 400) {
       const actual = await app.inject({ url, remoteAddress: '192.0.2.7' })
