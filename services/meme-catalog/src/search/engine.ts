@@ -99,7 +99,8 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     // An array says how many documents come: size the columns once, and the batch and forward index from the
     // first documents' terms (every growth of these large buffers is garbage that brings a major GC).
     const count = Array.isArray(docs) ? docs.length : 0
-    if (this.slotCount + count > this.capacity) this.grow(this.slotCount + count)
+    // At least doubling: a load in batches must not copy the columns once per batch.
+    if (this.slotCount + count > this.capacity) this.grow(Math.max(this.slotCount + count, this.capacity * 2))
     let seen = 0
     const forwardBefore = this.forward.used
     try {

@@ -26,7 +26,8 @@ export class ForwardIndex {
   }
 
   reserve(more: number): void {
-    if (this.end + more > this.arena.length) this.makeRoom(more, 1)
+    // Exact for a first load; by half after, so a load in batches grows the arena geometrically.
+    if (this.end + more > this.arena.length) this.makeRoom(more, this.end === 0 ? 1 : 1.5)
   }
 
   /** Records the term ids of a slot (replacing what it had); sorts ids[0, n) in place. */
