@@ -4,12 +4,13 @@
  * generator (bench/load.ts, 32 keep-alive connections) drives both in alternating runs, on the embedded database and,
  * with DATABASE_URL, on PostgreSQL. With REDIS_URL an app with the shared Redis limiter joins the alternation
  * (informative), and on PostgreSQL an app that writes its request log lines (LOG_LEVEL=info; the others run at
- * warn). Then a memory run: more distinct images than a 1 MiB cache holds, the cache size and RSS sampled.
+ * warn). The resized renditions are measured the same way (informative; the first request of a meme renders them).
+ * Then a memory run: more distinct images than a 1 MiB cache holds, the cache size and RSS sampled.
  *   node --import tsx bench/media.ts [--seconds 8] [--rounds 3] [--images 20] [--connections 32]
  * Prints req/s, p50/p99, server CPU per request and the client's CPU use, then the targets with PASS/FAIL.
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -107,6 +108,55 @@ interface Run {
   clientCores: number
 }
 
+/**
+ * The resized renditions (/media/{id}/{name}, the GIPHY-compatible API's images): the first request of each meme
+ * renders all six and stores them (timed), then the app and nginx serve the same rendition bytes in alternating runs.
+ */
+async function measureRenditions(app: AppProcess, nginx: { port: number; pids(): number[] }, mediaDir: string, database: string) {
+  const names = ['fixed_width', 'fixed_height_small', 'preview_webp']
+  const firstMs: number[] = []
+  const appPaths: string[] = []
+  const nginxPaths: string[] = []
+  for (const id of app.ids) {
+    const started = performance.now()
+    for (const name of names) {
+      const res = await fetch(`http://127.0.0.1:${app.port}/media/${id}/${name}`)
+      if (res.status !== 200) throw new Error(`rendition ${name} of ${id} answered ${res.status}`)
+      await writeFile(path.join(mediaDir, `${id}.${name}`), Buffer.from(await res.arrayBuffer()))
+      appPaths.push(`/media/${id}/${name}`)
+      nginxPaths.push(`/media/${id}.${name}`)
+    }
+    firstMs.push(performance.now() - started)
+  }
+  firstMs.sort((a, b) => a - b)
+  const servers: [Server, string[]][] = [
+    [{ name: 'nginx', port: nginx.port, pids: () => nginx.pids() }, nginxPaths],
+    [{ name: 'app', port: app.port, pids: () => [app.child.pid ?? 0] }, appPaths],
+  ]
+  const runs = new Map<string, Run[]>([
+    ['nginx', []],
+    ['app', []],
+  ])
+  for (let round = 0; round < rounds; round++) {
+    for (const [server, paths] of round % 2 === 0 ? servers : [...servers].reverse()) {
+      const run = await measure(server, paths, seconds * 1000)
+      runs.get(server.name)?.push(run)
+      console.log(line(`renditions, ${server.name} #${round + 1}`, run))
+    }
+  }
+  const total = (name: string) => (runs.get(name) ?? []).reduce((sum, r) => sum + r.load.requests, 0)
+  const cpu = (name: string) =>
+    (runs.get(name) ?? []).reduce((sum, r) => sum + r.serverCpu * r.load.requests, 0) / Math.max(1, total(name))
+  const ratio = total('app') / Math.max(1, total('nginx'))
+  const median = firstMs[Math.floor(firstMs.length / 2)] ?? 0
+  const measured =
+    `${ratio.toFixed(2)}x nginx (${(total('app') / (rounds * seconds)).toFixed(0)} vs ${(total('nginx') / (rounds * seconds)).toFixed(0)} req/s, ` +
+    `CPU ${cpu('app').toFixed(0)} vs ${cpu('nginx').toFixed(0)} µs/req); first request of a meme (renders all six) ` +
+    `median ${median.toFixed(0)} ms, max ${(firstMs.at(-1) ?? 0).toFixed(0)} ms`
+  console.log(`${database}: renditions ${names.join(', ')}: ${measured}`)
+  informative.push({ name: `renditions, ${database}`, measured })
+}
+
 async function measure(server: Server, paths: string[], durationMs: number): Promise<Run> {
   const pids = server.pids()
   const before = pids.reduce((sum, pid) => sum + cpuMs(pid), 0)
@@ -126,6 +176,8 @@ const line = (name: string, r: Run) =>
   `server CPU ${r.serverCpu.toFixed(0)} µs/req  client ${(r.clientCores * 100).toFixed(0)}% of a core  errors ${r.load.errors}, not 200 ${r.load.non200}`
 
 const targets: { name: string; measured: string; pass: boolean | null }[] = []
+/** Figures without a target of their own, printed under the targets. */
+const informative: { name: string; measured: string }[] = []
 console.log(
   `Media bench ${new Date().toISOString()}: ${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg()[0].toFixed(1)}; ` +
     `${images} images, ${connections} connections, ${rounds} rounds of ${seconds} s per server, alternating.`,
@@ -209,6 +261,7 @@ for (const database of args['memory-only'] ? [] : databases) {
     const revalidate = (p: string) => `If-None-Match: "${p.slice('/media/'.length)}"\r\n`
     const notModified = await runLoad({ port: app.port, paths, connections, durationMs: seconds * 1000, headers: revalidate })
     console.log(`  app 304 (If-None-Match): ${notModified.perSecond.toFixed(0)} req/s, p50 ${notModified.p50.toFixed(2)} ms`)
+    await measureRenditions(app, nginx, mediaDir, database.name)
   } finally {
     await nginx.stop()
     for (const floor of floors) await floor.stop()
@@ -268,3 +321,4 @@ for (const database of args['memory-only'] ? [] : databases) {
 
 console.log('\n| target | measured | result |\n|---|---|---|')
 for (const t of targets) console.log(`| ${t.name} | ${t.measured} | ${t.pass === null ? 'SKIPPED' : t.pass ? 'PASS' : 'FAIL'} |`)
+for (const i of informative) console.log(`| ${i.name} | ${i.measured} | (no target) |`)
