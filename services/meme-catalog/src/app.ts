@@ -78,8 +78,8 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
     counterFlushMs: config.MEDIA_COUNTER_FLUSH_MS,
     cacheMegabytes: config.MEDIA_CACHE_MB,
   })
-  await fastify.register(mediaFastPath, { mediaLimit })
   await fastify.register(renditionRoutesPlugin, { mediaLimit })
+  await fastify.register(mediaFastPath, { mediaLimit })
   await fastify.register(giphyPlugin, { config, prefix: '/v1' })
   await fastify.register(skillRoutes, { config })
   await fastify.register(demoPlugin, { enabled: demoEnabled(config) })

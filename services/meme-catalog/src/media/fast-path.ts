@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { publicReadCorsHeaders as cors } from '../memes/cors.ts'
 import { MEME_ID_PATTERN } from '../memes/schemas.ts'
+import { renditionEtag } from './rendition-routes.ts'
+import { RENDITION_NAMES } from './renditions.ts'
 import { IMMUTABLE, matchesEtag } from './routes.ts'
 
 /** Immutable bytes served under `prefix + key`, the key naming their content (a hash): what /media serves. */
@@ -71,7 +73,14 @@ export function cachedMediaPath(fastify: FastifyInstance, source: CachedMediaSou
   }
 }
 
-/** GET /media/{id} hits answered before the router; registered after the media routes (their cache and counters). */
+/** `<id>/<name>` of a rendition: the meme id, then the rendition name. */
+const renditionKey = new RegExp(`^[a-f0-9]{64}/(${RENDITION_NAMES.join('|')})$`)
+const memeIdOf = (key: string) => key.slice(0, 64)
+
+/**
+ * GET /media/{id} and /media/{id}/{rendition} hits answered before the router; registered after the media and
+ * rendition routes (their cache, counters and the rendition store's cache keys).
+ */
 export const mediaFastPath = fp<{ mediaLimit: RouteRateLimit }>(
   async function mediaFastPath(fastify: FastifyInstance, { mediaLimit }) {
     fastify.addFastPath(
@@ -87,6 +96,20 @@ export const mediaFastPath = fp<{ mediaLimit: RouteRateLimit }>(
         rateLimit: mediaLimit,
       }),
     )
+    fastify.addFastPath(
+      cachedMediaPath(fastify, {
+        prefix: '/media/',
+        key: renditionKey,
+        etag: (key) => renditionEtag(memeIdOf(key), key.slice(65)),
+        isPublic: (key) => fastify.readModel.current?.has(memeIdOf(key)) === true,
+        // The rendition store caches bytes under the same `<id>/<name>` key.
+        cached: (key) => fastify.mediaCache?.get(key),
+        // Renditions are not counted as views.
+        served: () => {},
+        contentType: 'image/webp',
+        rateLimit: mediaLimit,
+      }),
+    )
   },
-  { name: 'meme-media-fast-path', dependencies: ['meme-media'] },
+  { name: 'meme-media-fast-path', dependencies: ['meme-media', 'meme-media-renditions'] },
 )

@@ -178,3 +178,32 @@ test('X-Request-Id and the one log line of an early answer are those of a routed
   t.equal(lineOf(String(refused.headers['x-request-id'])).length, 1, 'the generated id is the logged one')
   t.notOk(JSON.stringify(lines).includes('has space'), 'the refused id is not logged')
 })
+
+test('a cached rendition is answered before the router like the rendition route answers it', async (t) => {
+  const { app, request } = await serve(t)
+  const id = await addMeme(app)
+  const routedRenditions = { count: 0 }
+  const bytesOf = app.renditions.bytesOf.bind(app.renditions)
+  app.renditions.bytesOf = (memeId, name) => {
+    routedRenditions.count++
+    return bytesOf(memeId, name)
+  }
+  const url = `/media/${id}/fixed_width`
+  const miss = await request(url)
+  t.equal(miss.status, 200)
+  t.equal(routedRenditions.count, 1, 'the first read renders it through the route')
+  const hit = await request(url)
+  t.equal(routedRenditions.count, 1, 'the cached one is answered early')
+  t.equal(hit.status, 200)
+  t.same(stableHeaders(hit), stableHeaders(miss), 'same headers')
+  t.same(hit.body, miss.body, 'same bytes')
+  t.equal(hit.headers.etag, `"${id}-fixed_width"`)
+  const origin = { origin: 'https://elsewhere.example', 'if-none-match': `"${id}-fixed_width"` }
+  const early304 = await request(url, origin)
+  t.equal(early304.status, 304)
+  t.equal(routedRenditions.count, 1, 'a revalidation never reads the bytes')
+  t.equal(await views(app, id), 0, 'renditions are not views')
+  t.equal((await request(`/media/${id}/fixed_width_large`)).status, 404, 'an unknown rendition goes to the route')
+  t.equal(await app.memeUseCases.delete('admin:test', id), true)
+  t.equal((await request(url)).status, 404, 'a removed meme is not served from the cache')
+})
