@@ -9,17 +9,20 @@ export const OPENAPI_FILE = path.join(serviceRoot, 'openapi.json')
 
 export const formatDocument = formatOpenapiDocument
 
-/** The public document the routes generate, from an app on a throwaway embedded database (no demo data). */
-export function generateDocument(): Promise<unknown> {
-  return generateOpenapiDocument('meme', (dataDir) =>
-    buildApp(
-      loadConfig(configSchema, {
-        LOG_LEVEL: 'silent',
-        LOG_FORMAT: 'json',
-        DATA_DIR: dataDir,
-        DEMO_MEMES: 'false',
-        CAPTIONER: 'none',
-      }),
-    ),
+/** The app a document is generated from: a throwaway embedded database, no demo data, no captioner. */
+export function documentApp(dataDir: string) {
+  return buildApp(
+    loadConfig(configSchema, {
+      LOG_LEVEL: 'silent',
+      LOG_FORMAT: 'json',
+      DATA_DIR: dataDir,
+      DEMO_MEMES: 'false',
+      CAPTIONER: 'none',
+    }),
   )
+}
+
+/** The public document the routes generate. */
+export function generateDocument(): Promise<unknown> {
+  return generateOpenapiDocument('meme', documentApp)
 }
