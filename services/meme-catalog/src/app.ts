@@ -22,6 +22,7 @@ import { corsOptions, parseOrigins } from './memes/cors.ts'
 import { memesRepositoryPlugin, memeUseCasesPlugin } from './memes/plugin.ts'
 import { memesRoutes } from './memes/routes.ts'
 import { memeSchemas } from './memes/schemas.ts'
+import { suggestRoutes } from './memes/suggest-routes.ts'
 import { moderationPlugin } from './moderation/plugin.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { databaseUnavailableResponse, sharedSchemasPlugin } from './schemas.ts'
@@ -72,6 +73,7 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   await fastify.register(memeUseCasesPlugin)
   const readLimit = { bucket: 'read', max: config.READ_RATE_LIMIT, windowSeconds: window }
   await fastify.register(memesRoutes, { readLimit })
+  await fastify.register(suggestRoutes, { readLimit })
   await fastify.register(tagsRoutes, { readLimit })
   await fastify.register(mediaRoutes, {
     mediaLimit,

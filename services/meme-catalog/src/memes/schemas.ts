@@ -61,6 +61,29 @@ export const MemeListResponse = Type.Object(
   { $id: 'MemeListResponse', description: 'One page of approved memes, newest first (by relevance with q).' },
 )
 
+export const MemeSuggestion = Type.Object(
+  {
+    value: Type.String({ description: 'The completed word (as indexed: lowercase, accents removed) or the tag name.' }),
+    kind: Type.Union([Type.Literal('word'), Type.Literal('tag')], {
+      description: 'word: a word of captions or tags (search with q); tag: a catalog tag name (filter with tag).',
+    }),
+    count: Type.Integer({
+      minimum: 1,
+      description: 'Approved memes it finds: memes using the word in caption or tags, or memes carrying the tag.',
+    }),
+    query: Type.String({ description: 'The typed text with its last word replaced by value.' }),
+  },
+  { $id: 'MemeSuggestion', description: 'One completion of the word being typed.' },
+)
+
+export const MemeSuggestResponse = Type.Object(
+  {
+    suggestions: Type.Array(ref(MemeSuggestion), { maxItems: 10, description: 'Most memes first, ties by value.' }),
+    rateLimit: ref(RateLimit),
+  },
+  { $id: 'MemeSuggestResponse', description: 'Completions of the last word of q.' },
+)
+
 export const MemeAddResponse = Type.Object(
   {
     meme: ref(Meme),
@@ -84,7 +107,15 @@ export const ModerationRejected = Type.Object(
 export type MemeT = Static<typeof Meme>
 
 /** The meme domain's named schemas (components/schemas), added by the shared schemas plugin. */
-export const memeSchemas = [UploadQuota, Meme, MemeListResponse, MemeAddResponse, ModerationRejected]
+export const memeSchemas = [
+  UploadQuota,
+  Meme,
+  MemeListResponse,
+  MemeSuggestion,
+  MemeSuggestResponse,
+  MemeAddResponse,
+  ModerationRejected,
+]
 
 export const MemeIdParams = Type.Object({
   id: Type.String({ pattern: MEME_ID_PATTERN, description: 'The meme id (SHA-256 hex of the uploaded file).' }),

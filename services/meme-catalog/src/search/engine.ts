@@ -1,6 +1,7 @@
 import SearchableMap from 'minisearch/SearchableMap'
 import { PostingsBatch } from './batch.ts'
 import { matchBits } from './bitset.ts'
+import { type CompletionSource, complete } from './complete.ts'
 import { ForwardIndex } from './forward.ts'
 import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
 import { detach, foldText, parseQuery, type QueryWord, tokenize } from './normalize.ts'
@@ -11,6 +12,7 @@ import { SlotTable } from './slots.ts'
 import { scanText, type TermSink, TermTable } from './terms.ts'
 import { topKByThreshold } from './threshold.ts'
 import {
+  type Completion,
   EmptyQueryError,
   type MemeSearchIndex,
   type SearchDocument,
@@ -37,6 +39,8 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   private terms = new Map<string, Postings>()
   private tree = new SearchableMap<Postings>()
   private tagLists = new Map<string, Postings>()
+  /** Catalog tags by folded name, for completions (filter keys are left out). */
+  private tagTree: CompletionSource['tags'] = new SearchableMap()
   /** Text terms by their characters (indexing ASCII text without a substring per word). */
   private table = new TermTable((id) => (this.byId[id] as Postings).term)
   /** Postings by term id (text terms and tags share the id space); holes are reusable ids. */
@@ -136,6 +140,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
       if (postings === undefined) {
         postings = this.newPostings(tag)
         this.tagLists.set(tag, postings)
+        if (tag.charCodeAt(0) >= 32) this.addTagName(postings)
       }
       if (this.batching || postings.add(slot)) n = this.pushTermId(n, postings.id)
     }
@@ -161,6 +166,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     this.tree = new SearchableMap()
     this.table = new TermTable((id) => (this.byId[id] as Postings).term)
     this.tagLists = new Map()
+    this.tagTree = new SearchableMap()
     this.byId = []
     this.freeIds = []
     this.slotOf.clear()
@@ -227,6 +233,24 @@ class SearchIndex implements MemeSearchIndex, TermSink {
       .map(([term, count]) => ({ term, count }))
       .sort((a, b) => b.count - a.count || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
       .slice(0, limit)
+  }
+
+  complete(word: string, limit: number): Completion[] {
+    return complete({ words: this.tree, tags: this.tagTree }, word, limit)
+  }
+
+  private addTagName(postings: Postings): void {
+    const key = foldText(postings.term)
+    const list = this.tagTree.get(key)
+    if (list) list.push({ name: postings.term, postings })
+    else this.tagTree.set(key, [{ name: postings.term, postings }])
+  }
+
+  private removeTagName(postings: Postings): void {
+    const key = foldText(postings.term)
+    const list = (this.tagTree.get(key) ?? []).filter((tag) => tag.postings !== postings)
+    if (list.length > 0) this.tagTree.set(key, list)
+    else this.tagTree.delete(key)
   }
 
   /**
@@ -318,8 +342,10 @@ class SearchIndex implements MemeSearchIndex, TermSink {
       postings.remove(slot)
       if (postings.length > 0) continue
       // Last document with this term or tag: forget it, so expansions never meet empty lists.
-      if (this.tagLists.get(postings.term) === postings) this.tagLists.delete(postings.term)
-      else {
+      if (this.tagLists.get(postings.term) === postings) {
+        this.tagLists.delete(postings.term)
+        this.removeTagName(postings)
+      } else {
         this.terms.delete(postings.term)
         this.tree.delete(postings.term)
         this.table.delete(postings.term, postings.id)

@@ -1,8 +1,9 @@
 import type { PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
+import { splitLastWord } from './complete.ts'
 import { createSearchIndex } from './engine.ts'
 import { ratingFilters } from './rating.ts'
-import type { MemeSearchIndex, SearchQuery, Suggestion } from './types.ts'
+import type { Completion, MemeSearchIndex, SearchQuery, Suggestion } from './types.ts'
 
 export interface PageRequest {
   q?: string
@@ -117,6 +118,15 @@ export class ReadModel {
   /** Caption words and tags starting with `text`, most used first (see MemeSearchIndex.suggest). */
   suggest(text: string, limit: number): Suggestion[] {
     return this.index.suggest(text, limit)
+  }
+
+  /**
+   * Completions of the last word of a query being typed, each with the query it completes to (the text before
+   * the word, then the completion). None when the text ends with a separator.
+   */
+  complete(text: string, limit: number): (Completion & { query: string })[] {
+    const { before, word } = splitLastWord(text)
+    return this.index.complete(word, limit).map((completion) => ({ ...completion, query: before + completion.value }))
   }
 
   /** Adds or replaces a public meme. */

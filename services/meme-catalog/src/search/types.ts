@@ -51,6 +51,19 @@ export interface MemeSearchIndex {
    * of memes using each; at most `limit`, from at most `scan` words and `scan` tags (bounded work for one letter).
    */
   suggest(text: string, limit: number, scan?: number): Suggestion[]
+  /**
+   * Completions of one word being typed (the last word of a query): words and tag names it matches by the
+   * last-word rule of search, each with the number of memes it finds, most first (see ./complete.ts).
+   */
+  complete(word: string, limit: number): Completion[]
+}
+
+export interface Completion {
+  /** A caption or tag word as indexed (folded), or a catalog tag name. */
+  value: string
+  kind: 'word' | 'tag'
+  /** Approved memes using the word (caption or tags), or carrying the tag. */
+  count: number
 }
 
 export interface Suggestion {

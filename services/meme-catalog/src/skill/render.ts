@@ -3,6 +3,8 @@ import type { Config } from '../config.ts'
 import { toGiphyGif } from '../giphy/mapper.ts'
 import { downloadName } from '../media/routes.ts'
 import type { MemeT } from '../memes/schemas.ts'
+import { MAX_COMPLETIONS } from '../search/complete.ts'
+import { ReadModel } from '../search/read-model.ts'
 import {
   EXAMPLE_BASE_URL,
   EXAMPLE_MEMES,
@@ -104,6 +106,7 @@ The machine-readable description is \`GET /openapi.json\` (OpenAPI 3.1.0, versio
 |---|---|---|
 | GET | /api/memes | List or search approved memes |
 | POST | /api/memes | Upload one meme (multipart field \`meme\`) |
+| GET | /api/memes/suggest?q= | Completions of the word being typed in a search |
 | GET | /api/memes/{id} | One approved meme |
 | GET | /media/{id} | The image (image/webp) |
 | GET | /api/tags | Tag names |
@@ -143,6 +146,23 @@ The body is \`{page, pageSize, total, totalPages, memes, rateLimit}\`. With no m
 \`totalPages\` 0, \`page\` 1 and \`memes\` []. Each meme has \`url\` (the image) and \`downloadUrl\`.
 
 ${listExamples.join('\n\n')}`)
+
+  {
+    const typed = 'cof'
+    const suggestions = new ReadModel([...EXAMPLE_MEMES]).complete(typed, MAX_COMPLETIONS)
+    addFixed(`Completions of ${typed}`, `/api/memes/suggest?q=${typed}`, { suggestions, rateLimit: budget() })
+    sections.push(`## GET /api/memes/suggest: complete the word being typed
+
+Query parameters: \`q\` (required, 1..200 characters: the search text as typed so far) and \`limit\` (1..10,
+default 10). The last word of \`q\` is completed by the rule of the last word of a search (words starting with
+it, from one letter on, or with a small typo: 1 for 5-8 letters, 2 for 9 or more); nothing when \`q\` ends
+with a space. The body is \`{suggestions, rateLimit}\`; each suggestion has \`value\` (a caption or tag word as
+indexed, lowercase without accents, or a catalog tag name), \`kind\` (\`word\`: use it in \`q\`; \`tag\`: use
+it as \`tag=\`), \`count\` (approved memes it finds) and \`query\` (\`q\` with its last word replaced).
+Most memes first. It spends the same read budget as the other reads.
+
+${examples.splice(0).join('\n\n')}`)
+  }
 
   {
     addFixed('One meme by id', `/api/memes/${sample.id}`, { meme: sample, rateLimit: budget() })
@@ -233,7 +253,7 @@ ${examples.splice(0).join('\n\n')}`)
 
 | Subject | Limit |
 |---|---|
-| API reads (GET /api/memes, /api/memes/{id}, /api/tags) | ${config.READ_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
+| API reads (GET /api/memes, /api/memes/suggest, /api/memes/{id}, /api/tags) | ${config.READ_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
 | Image reads (GET /media/{id}) | ${config.MEDIA_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
 | Uploads | ${quota('UPLOAD_QUOTA_HOUR', 'a few')} per IP per hour, ${quota('UPLOAD_QUOTA_DAY', 'more')} per IP per day, ${quota('UPLOAD_QUOTA_GLOBAL_DAY', 'a global number')} per day for everyone |
 | pageSize | 1..48 |

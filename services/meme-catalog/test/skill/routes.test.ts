@@ -33,7 +33,14 @@ test('GET /meme-api.skill.md: markdown whose examples have the shapes the API an
     t.match(text, heading)
   }
   t.match(text, '## GIPHY-compatible API (/v1)')
-  for (const path of ['GET /api/memes', 'POST /api/memes', 'GET /api/memes/{id}', 'GET /media/{id}', 'GET /api/tags']) {
+  for (const path of [
+    'GET /api/memes',
+    'GET /api/memes/suggest',
+    'POST /api/memes',
+    'GET /api/memes/{id}',
+    'GET /media/{id}',
+    'GET /api/tags',
+  ]) {
     t.match(text, `## ${path}`, `documents ${path}`)
   }
   t.match(text, '| 77 per IP per 60 s |', 'the configured read limit')
@@ -63,6 +70,7 @@ test('GET /meme-api.skill.md: markdown whose examples have the shapes the API an
       t.ok(Number.isInteger(documented.rateLimit.remaining) && !Number.isNaN(Date.parse(documented.rateLimit.resetAt)))
     }
     if (url.startsWith('/v1/')) t.ok(documented.data.length >= 1, `${url}: the GIPHY example finds something`)
+    else if (path === '/api/memes/suggest') t.ok(documented.suggestions.length >= 1, `${url}: the example completes`)
     else if (url.includes('q=') && !url.includes('zzzz')) {
       searches++
       t.ok(documented.total >= 1, `${url}: the search example finds something`)

@@ -1,0 +1,106 @@
+import type SearchableMap from 'minisearch/SearchableMap'
+import { maxTypos, tokenize } from './normalize.ts'
+import type { Completion } from './types.ts'
+
+/** Completions one request returns at most. */
+export const MAX_COMPLETIONS = 10
+/** Longest word completed (longer ones are no typing in progress; it bounds the typo matrix too). */
+export const MAX_COMPLETION_WORD = 60
+/**
+ * Words, and separately tags, a completion looks at: bounds the work of a one-letter prefix. Below it the
+ * ranking is exact; past it (a vocabulary far larger than the catalog's), the best of the first ones seen.
+ */
+export const COMPLETION_SCAN = 20_000
+
+/** What a completion reads from the index: the counts are the lengths of the postings it holds. */
+export interface CompletionSource {
+  words: SearchableMap<{ length: number }>
+  /** Catalog tags by their folded name (several names can fold alike); filter keys are not in it. */
+  tags: SearchableMap<{ name: string; postings: { length: number } }[]>
+}
+
+const WORD_CHARACTER = /[\p{L}\p{N}\p{M}]/u
+
+/**
+ * Splits a query being typed into what comes before its last word and that word, as typed. No word when the
+ * text ends with a separator (the last word is finished). A backward scan, one character at a time: linear.
+ */
+export function splitLastWord(text: string): { before: string; word: string } {
+  let start = text.length
+  while (start > 0) {
+    const code = text.codePointAt(start - 1) as number
+    // A low surrogate ends a pair: test the whole code point.
+    const width = code >= 0xdc00 && code <= 0xdfff && start >= 2 ? 2 : 1
+    if (!WORD_CHARACTER.test(text.slice(start - width, start))) break
+    start -= width
+  }
+  return { before: text.slice(0, start), word: text.slice(start) }
+}
+
+/**
+ * Words and tag names completing `typed` (one word as typed) by the last-word rule of search: starting with
+ * it, or within its typo distance (none under 5 letters, 1 for 5-8, 2 for 9+). Each counted by the approved
+ * memes it finds (memes using the word in caption or tags; memes carrying the tag), most first, ties by name.
+ */
+export function complete(source: CompletionSource, typed: string, limit: number): Completion[] {
+  const word = tokenize(typed)[0]
+  if (word === undefined || word.length > MAX_COMPLETION_WORD || limit <= 0) return []
+  const top = new TopCompletions(Math.min(limit, MAX_COMPLETIONS))
+  const distance = maxTypos(word.length)
+
+  const words = new Set<string>()
+  let seen = 0
+  for (const [term, postings] of source.words.atPrefix(word)) {
+    if (++seen > COMPLETION_SCAN) break
+    words.add(term)
+    top.offer(term, 'word', postings.length)
+  }
+  if (distance > 0) {
+    for (const [term, [postings]] of source.words.fuzzyGet(word, distance)) {
+      if (!words.has(term)) top.offer(term, 'word', postings.length)
+    }
+  }
+
+  const tags = new Set<string>()
+  seen = 0
+  const offerTags = (list: { name: string; postings: { length: number } }[]) => {
+    for (const tag of list) {
+      if (tags.has(tag.name)) continue
+      tags.add(tag.name)
+      top.offer(tag.name, 'tag', tag.postings.length)
+    }
+  }
+  for (const [, list] of source.tags.atPrefix(word)) {
+    if (++seen > COMPLETION_SCAN) break
+    offerTags(list)
+  }
+  if (distance > 0) for (const [, [list]] of source.tags.fuzzyGet(word, distance)) offerTags(list)
+  return top.list()
+}
+
+/** The best `k` so far, best first, by count then value then kind (a word before a tag of the same name). */
+class TopCompletions {
+  private readonly items: Completion[] = []
+
+  constructor(private readonly k: number) {}
+
+  offer(value: string, kind: Completion['kind'], count: number): void {
+    const items = this.items
+    if (count === 0) return
+    if (items.length === this.k && !better(value, kind, count, items[this.k - 1] as Completion)) return
+    let at = items.length < this.k ? items.length : this.k - 1
+    while (at > 0 && better(value, kind, count, items[at - 1] as Completion)) at--
+    if (items.length === this.k) items.pop()
+    items.splice(at, 0, { value, kind, count })
+  }
+
+  list(): Completion[] {
+    return this.items
+  }
+}
+
+function better(value: string, kind: Completion['kind'], count: number, than: Completion): boolean {
+  if (count !== than.count) return count > than.count
+  if (value !== than.value) return value < than.value
+  return kind === 'word' && than.kind === 'tag'
+}
