@@ -3,7 +3,7 @@ import type { MetricsRepository } from '../history/repository.ts'
 import type { LeaseRepository } from '../leases/repository.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import type { NodeSettings } from '../settings/repository.ts'
-import { metricsFromSummary } from './metrics.ts'
+import { type MetricSample, metricsFromSummary } from './metrics.ts'
 import type { Summary } from './summary.ts'
 
 const LEASE = 'metrics-sampler'
@@ -20,6 +20,13 @@ export interface SamplerOptions {
 
 export type SampleOutcome = 'sampled' | 'not-leader' | 'incomplete-settings' | 'failed'
 
+/** What the last successful round read: the whole summary (peer counts included) and the row it stored. */
+export interface SampledRound {
+  sampled_at: Date
+  summary: Summary
+  metrics: MetricSample
+}
+
 /**
  * Records one metrics row per interval while rpc_url is set. Instances share a lease row so only
  * one samples at a time; a leader that dies is replaced once its lease (3 intervals) runs out.
@@ -29,6 +36,7 @@ export function createSampler(options: SamplerOptions) {
   const leaseSeconds = Math.max(3 * options.intervalSeconds, 10)
   let timer: NodeJS.Timeout | null = null
   let running: Promise<unknown> = Promise.resolve()
+  let latest: SampledRound | null = null
 
   async function sampleOnce(): Promise<SampleOutcome> {
     const settings = await options.settings()
@@ -36,7 +44,9 @@ export function createSampler(options: SamplerOptions) {
     if (!(await options.leases.take(LEASE, holder, leaseSeconds))) return 'not-leader'
     try {
       const summary = await options.summary()
-      await options.metrics.insert(new Date(summary.updated_at), metricsFromSummary(summary))
+      const round = { sampled_at: new Date(summary.updated_at), summary, metrics: metricsFromSummary(summary) }
+      await options.metrics.insert(round.sampled_at, round.metrics)
+      latest = round
       await options.metrics.prune(options.retentionDays)
       return 'sampled'
     } catch (error) {
@@ -61,6 +71,8 @@ export function createSampler(options: SamplerOptions) {
   return {
     holder,
     sampleOnce,
+    /** The last round this instance sampled (null before its first, and on an instance that is not the leader). */
+    latest: (): SampledRound | null => latest,
     start() {
       if (!timer) schedule()
     },

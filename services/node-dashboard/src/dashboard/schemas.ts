@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { PeerCountsSchema } from '../peers/schemas.ts'
 
 // Node results pass through whole (their fields vary by version and fork); the common ones are named.
 const open = { additionalProperties: true }
@@ -36,5 +37,9 @@ export const SummaryResponse = Type.Object({
     description: 'getwalletinfo plus balances (getbalances); null without rpc_wallet',
   }),
   wallet_error: Type.Union([Type.String(), Type.Null()], { description: 'why wallet is null although rpc_wallet is set' }),
+  peers: Type.Union([PeerCountsSchema, Type.Null()], {
+    description: 'connected peers by direction and by network (getpeerinfo); null when that call failed',
+  }),
+  peers_error: Type.Union([Type.String(), Type.Null()], { description: 'why peers is null' }),
   updated_at: Type.String({ format: 'date-time' }),
 })

@@ -1,3 +1,5 @@
+import { countPeers, type PeerCounts } from '../peers/counts.ts'
+import { readPeerInfo } from '../peers/node-peers.ts'
 import type { RpcClient } from '../rpc/client.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import { checkedReply } from '../rpc/replies.ts'
@@ -16,14 +18,20 @@ export interface Summary {
   wallet: Json | null
   /** Why the wallet group is null although rpc_wallet is set. */
   wallet_error: string | null
+  /** Connected peers by direction and network (getpeerinfo); null when that call failed. */
+  peers: PeerCounts | null
+  /** Why peers is null. */
+  peers_error: string | null
   updated_at: string
 }
 
 const CORE = ['getblockchaininfo', 'getnetworkinfo', 'getnettotals', 'getmempoolinfo', 'getmininginfo', 'uptime'] as const
 
 /**
- * One round: a JSON-RPC batch for the node groups and, when rpc_wallet is set, a second batch on
- * the wallet endpoint, both in flight at once; so the round costs about one call's latency.
+ * One round: a JSON-RPC batch for the node groups, getpeerinfo on its own and, when rpc_wallet is set, a
+ * batch on the wallet endpoint, all in flight at once; so the round costs about one call's latency.
+ * getpeerinfo is apart because it is the one large answer (its own size cap) and because a node whose
+ * -rpcwhitelist lacks it refuses a whole batch naming it: the rest of the summary must not depend on it.
  */
 async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Promise<Summary> {
   const core = rpc.batch(
@@ -46,7 +54,14 @@ async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Promise<Sum
         },
       )
     : Promise.resolve({ wallet: null, wallet_error: null })
-  const [outcomes, walletGroup] = await Promise.all([core, wallet])
+  const peers = readPeerInfo(rpc, settings).then(
+    (info) => ({ peers: countPeers(info), peers_error: null }),
+    (error) => {
+      if (isRpcError(error)) return { peers: null, peers_error: error.message }
+      throw error
+    },
+  )
+  const [outcomes, walletGroup, peersGroup] = await Promise.all([core, wallet, peers])
   for (const [i, method] of CORE.entries()) {
     const outcome = outcomes[i]
     // Forks without `uptime` (Dogecoin 1.14) answer "Method not found".
@@ -67,6 +82,7 @@ async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Promise<Sum
     mining: checkedReply('getmininginfo', resultOf('getmininginfo')),
     uptime: uptime.ok ? checkedReply('uptime', uptime.result) : null,
     ...walletGroup,
+    ...peersGroup,
     updated_at: new Date().toISOString(),
   }
 }

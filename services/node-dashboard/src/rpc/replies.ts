@@ -31,6 +31,16 @@ export const NodeReplies = {
   uptime: count(),
   getwalletinfo: Type.Object({ walletname: Type.Optional(Type.String()), balance: Type.Optional(Type.Number()) }),
   getbalances: Type.Object({ mine: Type.Object({ trusted: Type.Number() }) }),
+  // `network` and `connection_type` arrived in Core 0.21; older nodes and forks lack them.
+  getpeerinfo: Type.Array(
+    Type.Object({
+      id: count(),
+      addr: Type.String(),
+      inbound: Type.Boolean(),
+      network: Type.Optional(Type.String()),
+      connection_type: Type.Optional(Type.String()),
+    }),
+  ),
   help: Type.String(),
   // Core says "Bitcoin Core stopping"; forks name themselves.
   stop: Type.String(),

@@ -56,6 +56,23 @@ test('any malformed result of a method the summary reads is a 502 naming the met
   t.equal((await summary()).statusCode, 200, 'a node that answers well again is read again')
 })
 
+test('a malformed getpeerinfo leaves the peers group null with the reason; the rest of the summary stands', async (t) => {
+  for (const [change, what] of [
+    [() => ({ peers: [] }), 'an object'],
+    [() => [{ id: 0, addr: '127.0.0.2:18444', inbound: 'yes' }], 'inbound as a string'],
+  ] as [Tamper, string][]) {
+    node.restore()
+    node.tamper('getpeerinfo', change)
+    const res = await summary()
+    t.equal(res.statusCode, 200, what)
+    t.equal(res.json().peers, null, what)
+    t.match(res.json().peers_error, /^Node answered getpeerinfo with an unexpected shape/, what)
+    t.match(res.json(), { chain: { blocks: Number } }, what)
+  }
+  node.restore()
+  t.match((await summary()).json(), { peers: { total: Number }, peers_error: null })
+})
+
 test('the sampler logs a malformed answer, skips the tick, and samples again once the node answers well', async (t) => {
   const warnings: { obj: unknown; msg?: string }[] = []
   const sampler = createSampler({

@@ -37,11 +37,13 @@ test('summary groups chain, network, mempool, mining, uptime, wallet and updated
   })
   t.ok(Math.abs(Date.parse(body.updated_at) - Date.now()) < 10_000)
   t.notMatch(res.body, PASSWORD)
-  t.equal(sim.requests.length, 1, 'one JSON-RPC batch')
-  const methods = JSON.parse(sim.requests[0].body)
+  t.equal(sim.requests.length, 2, 'one JSON-RPC batch and getpeerinfo on its own')
+  const batch = sim.requests.find((r) => r.body.startsWith('['))
+  const methods = JSON.parse(batch?.body ?? '[]')
     .map((c: { method: string }) => c.method)
     .sort()
   t.same(methods, ['getblockchaininfo', 'getmempoolinfo', 'getmininginfo', 'getnettotals', 'getnetworkinfo', 'uptime'])
+  t.ok(sim.requests.some((r) => JSON.parse(r.body).method === 'getpeerinfo'))
 
   await app.settingsCache.update({ rpc_wallet: 'w1' })
   const withWallet = (await summary()).json()
@@ -53,6 +55,27 @@ test('summary groups chain, network, mempool, mining, uptime, wallet and updated
   t.equal(broken.wallet, null)
   t.match(broken.wallet_error, /-18.*Requested wallet does not exist/)
   t.equal(broken.chain.chain, 'regtest', 'a wallet problem does not hide the rest')
+})
+
+test('peers are counted by direction and by network, every network present', async (t) => {
+  const { summary } = await withNode(t, { peers: 5 })
+  const body = (await summary()).json()
+  t.equal(body.peers_error, null)
+  t.same(body.peers, {
+    total: 5,
+    inbound: 2,
+    outbound: 3,
+    by_network: {
+      ipv4: { inbound: 0, outbound: 0 },
+      ipv6: { inbound: 0, outbound: 0 },
+      onion: { inbound: 0, outbound: 0 },
+      i2p: { inbound: 0, outbound: 0 },
+      cjdns: { inbound: 0, outbound: 0 },
+      not_publicly_routable: { inbound: 2, outbound: 3 },
+      other: { inbound: 0, outbound: 0 },
+    },
+  })
+  t.equal(body.peers.total, body.network.connections, 'the same peers getnetworkinfo counts')
 })
 
 test('uptime is null on a fork without the method', async (t) => {
@@ -69,9 +92,10 @@ test('a summary is one batch per endpoint in flight together; concurrent request
   const results = await Promise.all([summary(), summary(), summary(), summary()])
   const elapsed = Date.now() - started
   for (const res of results) t.equal(res.statusCode, 200)
-  t.same(sim.requests.map((r) => r.path).sort(), ['/', '/wallet/w1'], 'four requests, one round: two batches')
-  const spread = Math.abs(sim.requests[0].at - sim.requests[1].at)
-  t.ok(spread < 150, `both batches were in flight together (spread ${spread} ms)`)
+  t.same(sim.requests.map((r) => r.path).sort(), ['/', '/', '/wallet/w1'], 'four requests, one round: three calls')
+  const times = sim.requests.map((r) => r.at)
+  const spread = Math.max(...times) - Math.min(...times)
+  t.ok(spread < 150, `all calls were in flight together (spread ${spread} ms)`)
   t.ok(elapsed < 2 * 150, `not one call after another (${elapsed} ms)`)
   t.same(new Set(results.map((r) => r.json().updated_at)).size, 1)
 })
@@ -114,6 +138,10 @@ test('the sampler records metrics while settings are complete; one instance samp
   t.equal(await other.sampler.sampleOnce(), 'not-leader', 'the lease is held by the first instance')
   sim.mine(3)
   t.equal(await app.sampler.sampleOnce(), 'sampled')
+  const latest = app.sampler.latest()
+  t.match(latest?.summary, { chain: { blocks: Number }, peers: { total: Number, by_network: { ipv4: Object } } })
+  t.equal(latest?.metrics.height, latest?.summary.chain.blocks, 'the latest round holds the row it stored')
+  t.equal(other.sampler.latest(), null, 'an instance that did not sample has no round')
   const { rows } = await app.db.query<Record<string, number>>('SELECT * FROM metrics ORDER BY sampled_at')
   t.equal(rows.length, 2)
   t.equal(Number(rows[1].height), Number(rows[0].height) + 3)
