@@ -13,7 +13,10 @@ const BASE_TIME = 1795239461
 const BITS = '207fffff'
 const TARGET = '7fffff0000000000000000000000000000000000000000000000000000000000'
 const DIFFICULTY = 4.656542373906925e-10
-const TX = { vsize: 141, usage: 1200, fee: 1410 }
+// The regtest genesis block's timestamp.
+const GENESIS_TIME = 1296688602
+/** The captured mempool transaction (1 P2WPKH input, 2 outputs): every simulated transaction is one like it. */
+export const TX = { vsize: 141, size: 222, weight: 561, usage: 1200, fee: 1410 }
 
 export interface ChainOptions {
   /** A new block every this many ms (0: only mine() adds blocks). */
@@ -28,7 +31,8 @@ export interface ChainOptions {
 /** The moving part of the simulated node: blocks, mempool and traffic advance with the clock. */
 export class Chain {
   readonly startedAt = Date.now()
-  private readonly blocks: Array<{ hash: string; time: number }> = []
+  /** Blocks mined since the capture; `txs` counts the simulated transactions each confirmed (coinbase aside). */
+  private readonly blocks: Array<{ hash: string; time: number; txs: number }> = []
   private clockBlocks = 0
   private lastBlockAt = this.startedAt
   private mempoolManual = 1
@@ -58,7 +62,7 @@ export class Chain {
   private pushBlock(at: number) {
     const height = this.height + 1
     const time = Math.max(BASE_TIME + height - BASE_HEIGHT, Math.floor(at / 1000))
-    this.blocks.push({ hash: blockHash(height), time })
+    this.blocks.push({ hash: blockHash(height), time, txs: this.mempoolSizeAt(at) })
     // A block confirms what was waiting.
     this.lastBlockAt = at
     this.mempoolManual = 0
@@ -73,9 +77,46 @@ export class Chain {
   }
 
   get mempoolSize(): number {
+    return this.mempoolSizeAt(Date.now())
+  }
+
+  private mempoolSizeAt(at: number): number {
     const { txIntervalMs } = this.options
-    const byClock = txIntervalMs > 0 ? Math.floor((Date.now() - this.lastBlockAt) / txIntervalMs) : 0
+    const byClock = txIntervalMs > 0 ? Math.max(0, Math.floor((at - this.lastBlockAt) / txIntervalMs)) : 0
     return this.mempoolManual + byClock
+  }
+
+  /** When each transaction now in the mempool arrived (ms), oldest first. */
+  mempoolArrivals(now = Date.now()): number[] {
+    const { txIntervalMs } = this.options
+    const manual = Array<number>(this.mempoolManual).fill(this.lastBlockAt)
+    const byClock = this.mempoolSizeAt(now) - this.mempoolManual
+    return [...manual, ...Array.from({ length: byClock }, (_, i) => this.lastBlockAt + (i + 1) * txIntervalMs)]
+  }
+
+  /** The block at `height` (time and simulated transactions), or null beyond the tip. */
+  blockAt(height: number): { hash: string; time: number; txs: number } | null {
+    if (!Number.isInteger(height) || height < 0 || height > this.height) return null
+    if (height > BASE_HEIGHT) return this.blocks[height - BASE_HEIGHT - 1]
+    // The captured blocks held their coinbase only; the regtest miner mined about one a second.
+    return { hash: blockHash(height), time: height === 0 ? GENESIS_TIME : BASE_TIME - (BASE_HEIGHT - height), txs: 0 }
+  }
+
+  heightOf(hash: string): number | null {
+    for (let i = this.blocks.length - 1; i >= 0; i--) if (this.blocks[i].hash === hash) return BASE_HEIGHT + i + 1
+    for (const [height, known] of Object.entries(KNOWN_HASHES)) if (known === hash) return Number(height)
+    for (let h = 1; h < BASE_HEIGHT; h++) if (blockHash(h) === hash) return h
+    return null
+  }
+
+  /** Blocks mined while this node ran (the fee estimator's view: it starts empty on every start). */
+  get blocksSinceStart(): number {
+    return this.blocks.length
+  }
+
+  /** Simulated transactions confirmed while this node ran. */
+  get confirmedSinceStart(): number {
+    return this.blocks.reduce((sum, b) => sum + b.txs, 0)
   }
 
   hashAt(height: number): string | null {

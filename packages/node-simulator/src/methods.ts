@@ -1,5 +1,7 @@
 import { type Chain, type WalletState, walletBalances, walletInfo } from './chain.ts'
+import { estimateSmartFee, getBlockStats } from './fees.ts'
 import { helpListing, helpPage, type NodeVersion } from './help.ts'
+import { getRawMempool } from './mempool.ts'
 import { typeName, type UniValue, writeIndented } from './univalue.ts'
 
 /** A JSON-RPC error as Core throws it (JSONRPCError). */
@@ -44,7 +46,8 @@ export interface ExecContext {
   requestStop(): void
 }
 
-type ArgType = 'number' | 'string'
+/** 'any': the method checks the value itself (Core's skip_type_check, e.g. hash_or_height). */
+type ArgType = 'number' | 'string' | 'bool' | 'array' | 'any'
 interface Arg {
   name: string
   type: ArgType
@@ -67,6 +70,10 @@ function wallet(ctx: ExecContext): WalletState {
 }
 
 const none: Arg[] = []
+
+const fail = (code: number, message: string): never => {
+  throw new RpcError(code, message)
+}
 
 export const METHODS: Record<string, Method> = {
   help: {
@@ -106,6 +113,27 @@ export const METHODS: Record<string, Method> = {
       if (hash === null) throw new RpcError(RPC_INVALID_PARAMETER, 'Block height out of range')
       return hash
     },
+  },
+  estimatesmartfee: {
+    args: [
+      { name: 'conf_target', type: 'number', required: true },
+      { name: 'estimate_mode', type: 'string', required: false },
+    ],
+    run: (ctx, params) => estimateSmartFee(ctx.chain, params, fail),
+  },
+  getblockstats: {
+    args: [
+      { name: 'hash_or_height', type: 'any', required: true },
+      { name: 'stats', type: 'array', required: false },
+    ],
+    run: (ctx, params) => getBlockStats(ctx.chain, params, fail),
+  },
+  getrawmempool: {
+    args: [
+      { name: 'verbose', type: 'bool', required: false },
+      { name: 'mempool_sequence', type: 'bool', required: false },
+    ],
+    run: (ctx, params) => getRawMempool(ctx.chain, params, fail),
   },
   getwalletinfo: { args: none, run: (ctx) => walletInfo(wallet(ctx), ctx.chain, ctx.version) },
   getbalances: { args: none, run: (ctx) => walletBalances(wallet(ctx), ctx.chain) },
@@ -153,6 +181,7 @@ export function execute(
   method.args.forEach((arg, i) => {
     const value = args[i]
     if ((value === undefined || value === null) && !arg.required) return
+    if (arg.type === 'any') return
     if (typeName(value) !== arg.type) {
       mismatch[`Position ${i + 1} (${arg.name})`] = `JSON value of type ${typeName(value)} is not of expected type ${arg.type}`
     }
