@@ -15,6 +15,12 @@ export interface MetricSample {
   bytes_sent: number | null
   bytes_recv: number | null
   wallet_balance: number | null
+  /** estimatesmartfee for 1, 3, 6, 12 and 144 blocks, in sat/vB. */
+  fee_rate_1: number | null
+  fee_rate_3: number | null
+  fee_rate_6: number | null
+  fee_rate_12: number | null
+  fee_rate_144: number | null
 }
 
 export const METRIC_NAMES = [
@@ -31,9 +37,16 @@ export const METRIC_NAMES = [
   'bytes_sent',
   'bytes_recv',
   'wallet_balance',
+  'fee_rate_1',
+  'fee_rate_3',
+  'fee_rate_6',
+  'fee_rate_12',
+  'fee_rate_144',
 ] as const satisfies readonly (keyof MetricSample)[]
 
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
+
+const feeRate = (s: Summary, target: number) => s.fee_estimates?.find((e) => e.conf_target === target)?.sat_per_vb ?? null
 
 export function metricsFromSummary(s: Summary): MetricSample {
   const mine = (s.wallet?.balances as { mine?: { trusted?: unknown } } | undefined)?.mine
@@ -52,5 +65,10 @@ export function metricsFromSummary(s: Summary): MetricSample {
     bytes_sent: num(s.network.totalbytessent),
     bytes_recv: num(s.network.totalbytesrecv),
     wallet_balance: num(mine?.trusted) ?? num(s.wallet?.balance),
+    fee_rate_1: feeRate(s, 1),
+    fee_rate_3: feeRate(s, 3),
+    fee_rate_6: feeRate(s, 6),
+    fee_rate_12: feeRate(s, 12),
+    fee_rate_144: feeRate(s, 144),
   }
 }

@@ -41,5 +41,26 @@ export const SummaryResponse = Type.Object({
     description: 'connected peers by direction and by network (getpeerinfo); null when that call failed',
   }),
   peers_error: Type.Union([Type.String(), Type.Null()], { description: 'why peers is null' }),
+  fee_estimates: Type.Union(
+    [
+      Type.Array(
+        Type.Object({
+          conf_target: Type.Integer({ description: 'the confirmation target asked for (1, 3, 6, 12 or 144 blocks)' }),
+          feerate: Type.Union([Type.Number(), Type.Null()], {
+            description: 'BTC/kvB as the node answered; null without an estimate',
+          }),
+          sat_per_vb: Type.Union([Type.Number(), Type.Null()], { description: 'the same rate in sat/vB' }),
+          blocks: Type.Union([Type.Integer(), Type.Null()], {
+            description: 'the target the estimate is for (the node clamps it); null when the call failed',
+          }),
+          errors: Type.Array(Type.String(), {
+            description: 'why there is no estimate, e.g. "Insufficient data or no feerate found" on a fresh node',
+          }),
+        }),
+      ),
+      Type.Null(),
+    ],
+    { description: 'estimatesmartfee for 1, 3, 6, 12 and 144 blocks (an extension); null when the node lacks the method' },
+  ),
   updated_at: Type.String({ format: 'date-time' }),
 })

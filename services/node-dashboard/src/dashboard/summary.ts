@@ -4,6 +4,7 @@ import type { RpcClient } from '../rpc/client.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import { checkedReply } from '../rpc/replies.ts'
 import type { NodeSettings } from '../settings/repository.ts'
+import { type FeeEstimate, feeEstimateCalls, feeEstimates } from './fee-estimates.ts'
 
 type Json = Record<string, unknown>
 
@@ -22,22 +23,21 @@ export interface Summary {
   peers: PeerCounts | null
   /** Why peers is null. */
   peers_error: string | null
+  /** estimatesmartfee for 1, 3, 6, 12 and 144 blocks; null on nodes without the method. */
+  fee_estimates: FeeEstimate[] | null
   updated_at: string
 }
 
 const CORE = ['getblockchaininfo', 'getnetworkinfo', 'getnettotals', 'getmempoolinfo', 'getmininginfo', 'uptime'] as const
 
 /**
- * One round: a JSON-RPC batch for the node groups, getpeerinfo on its own and, when rpc_wallet is set, a
+ * One round: a JSON-RPC batch for the node groups (fee estimates included), getpeerinfo on its own and, when rpc_wallet is set, a
  * batch on the wallet endpoint, all in flight at once; so the round costs about one call's latency.
  * getpeerinfo is apart because it is the one large answer (its own size cap) and because a node whose
  * -rpcwhitelist lacks it refuses a whole batch naming it: the rest of the summary must not depend on it.
  */
 async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Promise<Summary> {
-  const core = rpc.batch(
-    CORE.map((method) => ({ method })),
-    { settings, wallet: '' },
-  )
+  const core = rpc.batch([...CORE.map((method) => ({ method })), ...feeEstimateCalls], { settings, wallet: '' })
   const wallet = settings.rpc_wallet
     ? rpc.batch([{ method: 'getwalletinfo' }, { method: 'getbalances' }], { settings, wallet: settings.rpc_wallet }).then(
         ([info, balances]) => {
@@ -83,6 +83,7 @@ async function fetchSummary(rpc: RpcClient, settings: NodeSettings): Promise<Sum
     uptime: uptime.ok ? checkedReply('uptime', uptime.result) : null,
     ...walletGroup,
     ...peersGroup,
+    fee_estimates: feeEstimates(outcomes.slice(CORE.length)),
     updated_at: new Date().toISOString(),
   }
 }

@@ -41,6 +41,12 @@ export const NodeReplies = {
       connection_type: Type.Optional(Type.String()),
     }),
   ),
+  // feerate in BTC/kvB; errors instead of it when the node has no estimate.
+  estimatesmartfee: Type.Object({
+    feerate: Type.Optional(Type.Number()),
+    errors: Type.Optional(Type.Array(Type.String())),
+    blocks: Type.Integer(),
+  }),
   help: Type.String(),
   // Core says "Bitcoin Core stopping"; forks name themselves.
   stop: Type.String(),

@@ -34,6 +34,7 @@ const misfits: [method: string, change: Tamper, what: string][] = [
   ['getmininginfo', replaceField('networkhashps', 'fast'), 'networkhashps as a string'],
   ['getwalletinfo', () => 'w1', 'a string'],
   ['getbalances', () => ({ mine: { trusted: '49.9' } }), 'a balance as a string'],
+  ['estimatesmartfee', replaceField('blocks', 'six'), 'blocks as a string'],
 ]
 
 test('the real node answers a full summary through the proxy', async (t) => {

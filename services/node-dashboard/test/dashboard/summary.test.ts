@@ -39,10 +39,21 @@ test('summary groups chain, network, mempool, mining, uptime, wallet and updated
   t.notMatch(res.body, PASSWORD)
   t.equal(sim.requests.length, 2, 'one JSON-RPC batch and getpeerinfo on its own')
   const batch = sim.requests.find((r) => r.body.startsWith('['))
-  const methods = JSON.parse(batch?.body ?? '[]')
-    .map((c: { method: string }) => c.method)
-    .sort()
-  t.same(methods, ['getblockchaininfo', 'getmempoolinfo', 'getmininginfo', 'getnettotals', 'getnetworkinfo', 'uptime'])
+  const calls = JSON.parse(batch?.body ?? '[]') as { method: string; params: unknown[] }[]
+  t.same([...new Set(calls.map((c) => c.method))].sort(), [
+    'estimatesmartfee',
+    'getblockchaininfo',
+    'getmempoolinfo',
+    'getmininginfo',
+    'getnettotals',
+    'getnetworkinfo',
+    'uptime',
+  ])
+  t.same(
+    calls.filter((c) => c.method === 'estimatesmartfee').map((c) => c.params),
+    [[1], [3], [6], [12], [144]],
+    'fee estimates in the same batch',
+  )
   t.ok(sim.requests.some((r) => JSON.parse(r.body).method === 'getpeerinfo'))
 
   await app.settingsCache.update({ rpc_wallet: 'w1' })
@@ -76,6 +87,48 @@ test('peers are counted by direction and by network, every network present', asy
     },
   })
   t.equal(body.peers.total, body.network.connections, 'the same peers getnetworkinfo counts')
+})
+
+test('fee estimates: the node\'s "Insufficient data" on a fresh node, then BTC/kvB and sat/vB per target', async (t) => {
+  const { sim, summary } = await withNode(t)
+  const fresh = (await summary()).json()
+  t.same(
+    fresh.fee_estimates,
+    [1, 3, 6, 12, 144].map((conf_target) => ({
+      conf_target,
+      feerate: null,
+      sat_per_vb: null,
+      blocks: 0,
+      errors: ['Insufficient data or no feerate found'],
+    })),
+  )
+  for (let i = 0; i < 20; i++) {
+    sim.addTransactions(2)
+    sim.mine(1)
+  }
+  const estimates = (await summary()).json().fee_estimates as {
+    conf_target: number
+    feerate: number
+    sat_per_vb: number
+    blocks: number
+    errors: string[]
+  }[]
+  t.same(
+    estimates.map((e) => [e.conf_target, e.blocks]),
+    [
+      [1, 2],
+      [3, 3],
+      [6, 6],
+      [12, 10],
+      [144, 10],
+    ],
+    'the node clamps the targets (1 to 2, beyond half the blocks it saw to 10)',
+  )
+  for (const e of estimates) {
+    t.same(e.errors, [])
+    t.equal(e.sat_per_vb, Math.round(e.feerate * 1e8) / 1000, `sat/vB of target ${e.conf_target}`)
+  }
+  t.equal(estimates[2].sat_per_vb, 13.333, '6 blocks: 0.00013333 BTC/kvB is 13.333 sat/vB')
 })
 
 test('uptime is null on a fork without the method', async (t) => {
@@ -147,6 +200,21 @@ test('the sampler records metrics while settings are complete; one instance samp
   t.equal(Number(rows[1].height), Number(rows[0].height) + 3)
   t.type(rows[0].mempool_tx, 'number')
   t.ok(Number(rows[0].wallet_balance) > 0, 'wallet balance recorded')
+  t.equal(rows[0].fee_rate_6, null, 'no estimate on a fresh node: null, not 0')
+  for (let i = 0; i < 20; i++) {
+    sim.addTransactions(1)
+    sim.mine(1)
+  }
+  t.equal(await app.sampler.sampleOnce(), 'sampled')
+  const { rows: fees } = await app.db.query<Record<string, number>>(
+    'SELECT fee_rate_1, fee_rate_3, fee_rate_6, fee_rate_12, fee_rate_144 FROM metrics ORDER BY sampled_at DESC LIMIT 1',
+  )
+  t.same(
+    fees[0],
+    { fee_rate_1: 20, fee_rate_3: 16.666, fee_rate_6: 13.333, fee_rate_12: 11.818, fee_rate_144: 11.818 },
+    'sat/vB per target (23 blocks seen: 12 and 144 clamp to 11)',
+  )
+  await app.db.query('DELETE FROM metrics WHERE fee_rate_6 IS NOT NULL')
 
   await app.db.query("INSERT INTO metrics (sampled_at, height) VALUES (now() - interval '40 days', 1)")
   await app.sampler.sampleOnce()

@@ -119,8 +119,8 @@ test('long windows read the pre-aggregated rollups: bucket averages stay exact, 
     [0, 2159],
   ]) {
     await app.db.query(
-      `INSERT INTO metrics (sampled_at, height, mempool_tx)
-       SELECT to_timestamp($1::float8 + 60 * i), i, CASE WHEN i % 2 = 0 THEN 10 ELSE NULL END
+      `INSERT INTO metrics (sampled_at, height, mempool_tx, fee_rate_6)
+       SELECT to_timestamp($1::float8 + 60 * i), i, CASE WHEN i % 2 = 0 THEN 10 ELSE NULL END, i / 100.0
        FROM generate_series($2::int, $3::int) AS i`,
       [t0, first, last],
     )
@@ -139,6 +139,8 @@ test('long windows read the pre-aggregated rollups: bucket averages stay exact, 
       if (i > 0) t.ok(p.t > body.points[i - 1].t, 'oldest first')
       t.ok(Math.abs(p.height - (p.t - t0) / 60) < 1e-3, `bucket ${i} of ${limit}: height ${p.height} matches its mean time`)
       t.equal(p.mempool_tx, 10, 'a column with gaps averages only its values')
+      t.ok(Math.abs(p.fee_rate_6 - p.height / 100) < 1e-6, `bucket ${i}: the fee estimate column rolls up like the others`)
+      t.equal(p.fee_rate_144, null)
     }
   }
 })
