@@ -162,6 +162,14 @@ const engineTotals = queries.map((q) => engine?.search({ q, offset: 0, limit: 0 
 const commonQueries = corpus.words.slice(0, 20).flatMap((word) => [word, word.slice(0, 3), `${word} ${corpus.words[1]}`])
 measure(commonQueries, (q) => engine?.search({ q, offset: 0, limit: 12 }))
 const commonLatency = measure(commonQueries, (q) => engine?.search({ q, offset: 0, limit: 12 }))
+// Autocomplete: every query's last word cut to 1..n letters as it is typed (one-letter prefixes have the most
+// completions), and the generated typos.
+const typing = queries.flatMap((q) => {
+  const word = q.split(' ').at(-1) as string
+  return [...word].map((_, i) => word.slice(0, i + 1))
+})
+measure(typing, (word) => engine?.complete(word, 10))
+const completeLatency = measure(typing, (word) => engine?.complete(word, 10))
 const slowest = queries
   .map((q) => {
     const start = performance.now()
@@ -187,6 +195,7 @@ if (engineOnly) {
     `| engine, tag (half with q) | | | ${lat(tagLatency)} |`,
     `| engine, list without q (pages 1-200) | | | ${lat(listLatency)} |`,
     `| engine, the 20 commonest words (word, 3-letter prefix, with the 2nd commonest) | | | ${lat(commonLatency)} |`,
+    `| engine, autocomplete (${typing.length} words as typed, 1 letter on) | | | ${lat(completeLatency)} |`,
     '',
     `Slowest generated queries: ${slowest.map((s) => `"${s.q}" (${s.total} matches, ${ms(s.ms)})`).join(', ')}.`,
     '',
@@ -196,6 +205,7 @@ if (engineOnly) {
     `| heap < 300 MB | ${mb(engineHeap)} | ${verdict(engineHeap < 300e6)} |`,
     `| search p50 < 0.3 ms | ${ms(engineLatency.p50)} (CPU ${ms(engineLatency.cpuP50)}) | ${verdict(engineLatency.p50 < 0.3)} |`,
     `| search p99 < 5 ms | ${ms(engineLatency.p99)} (CPU ${ms(engineLatency.cpuP99)}) | ${verdict(engineLatency.p99 < 5)} |`,
+    `| autocomplete p99 < 1 ms | ${ms(completeLatency.p99)} (CPU ${ms(completeLatency.cpuP99)}) | ${verdict(completeLatency.cpuP99 < 1)} |`,
   ]
   const text = `${lines.join('\n')}\n`
   console.log(`\n${text}`)
@@ -265,6 +275,7 @@ const lines = [
   `| engine, q | ${ms(engineBuild)} | ${mb(engineHeap)} | ${lat(engineLatency)} |`,
   `| engine, tag (half with q) | | | ${lat(tagLatency)} |`,
   `| engine, list without q (pages 1-200) | | | ${lat(listLatency)} |`,
+  `| engine, autocomplete (${typing.length} words as typed, 1 letter on) | | | ${lat(completeLatency)} |`,
   `| minisearch tuned, q | ${ms(miniBuild)} | ${mb(miniHeap)} | ${lat(miniLatency)} |`,
   '',
   `Result totals equal between the engine and tuned minisearch on ${sameSets} of ${queries.length} queries.`,
@@ -282,6 +293,7 @@ const lines = [
   `| build < 2 s | ${ms(engineBuild)} (CPU ${ms(engineBuildCpu)}) | ${verdict(engineBuild < 2000)} |`,
   `| heap < 150 MB | ${mb(engineHeap)} | ${verdict(engineHeap < 150e6)} |`,
   `| search p99 < 10 ms | ${ms(engineLatency.p99)} (CPU ${ms(engineLatency.cpuP99)}) | ${verdict(engineLatency.p99 < 10)} |`,
+  `| autocomplete p99 < 1 ms | ${ms(completeLatency.p99)} (CPU ${ms(completeLatency.cpuP99)}) | ${verdict(completeLatency.cpuP99 < 1)} |`,
   `| search throughput >= 10x tuned minisearch | ${searchRatio.toFixed(1)}x | ${verdict(searchRatio >= 10)} |`,
   `| list throughput >= 0.5x precomputed page | ${listRatio.toFixed(2)}x | ${verdict(listRatio >= 0.5)} |`,
   `| app search throughput vs tuned minisearch (informative) | ${ratio(http1.appSearch, http1.minisearch).toFixed(1)}x | |`,
