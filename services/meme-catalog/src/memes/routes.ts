@@ -42,6 +42,12 @@ export const ListQuery = Type.Object({
       description: 'Exact tag names (repeat the parameter); all must match. Lowercased.',
     }),
   ),
+  highlight: Type.Optional(
+    Type.Boolean({
+      description:
+        'true adds highlights: per meme, the caption words and tags that matched q or a tag filter, as character ranges.',
+    }),
+  ),
 })
 
 /** Tag filters spelled as catalog names, deduplicated; an empty name is an invalid filter. */
@@ -88,11 +94,16 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
       const pageSize = request.query.pageSize ?? DEFAULT_PAGE_SIZE
       const q = request.query.q?.trim() || undefined
       const tags = normalizeTags(request.query.tag)
+      const highlight = request.query.highlight === true
       let result: { page: number; pageSize: number; total: number; totalPages: number; memesJson: string }
-      const model = fastify.readModel.current ?? (q ? await waitForModel() : null)
+      let highlights = ''
+      // Highlights are computed from the read model's records: wait for it as a search does.
+      const model = fastify.readModel.current ?? (q || highlight ? await waitForModel() : null)
       if (model) {
         try {
-          result = model.list({ q, tags, page, pageSize })
+          const listed = model.list({ q, tags, page, pageSize })
+          result = listed
+          if (highlight) highlights = `"highlights":${JSON.stringify(model.highlights(q, tags, listed.ids))},`
         } catch (error) {
           if (error instanceof EmptyQueryError) throw badRequest("Invalid query parameter 'q': it has no searchable word")
           throw error
@@ -104,7 +115,7 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
       // The page is assembled from cached per-meme JSON: no per-request serialization of the memes.
       const body =
         `{"page":${result.page},"pageSize":${result.pageSize},"total":${result.total},"totalPages":${result.totalPages},` +
-        `"memes":${result.memesJson},"rateLimit":${JSON.stringify(rateLimitOf(request))}}`
+        `"memes":${result.memesJson},${highlights}"rateLimit":${JSON.stringify(rateLimitOf(request))}}`
       return reply.type('application/json; charset=utf-8').send(body as never)
     },
   )

@@ -49,6 +49,34 @@ export const Meme = Type.Object(
   { $id: 'Meme', description: 'An image with a caption and tags.' },
 )
 
+const TextRange = Type.Object(
+  {
+    start: Type.Integer({ minimum: 0, description: 'Offset of the first character (UTF-16 code units, as JavaScript counts).' }),
+    end: Type.Integer({ minimum: 0, description: 'Offset after the last character.' }),
+  },
+  { description: 'A matched word of the original text.' },
+)
+
+export const MemeHighlight = Type.Object(
+  {
+    id: Type.String({ pattern: MEME_ID_PATTERN }),
+    caption: Type.Array(TextRange, { description: 'Caption words matching a word of q, in text order.' }),
+    tags: Type.Array(
+      Type.Object({
+        index: Type.Integer({ minimum: 0, description: 'Position of the tag in the meme’s tags.' }),
+        ranges: Type.Array(TextRange),
+      }),
+      { description: 'Tags with a word matching q, or named by a tag filter (the whole name).' },
+    ),
+  },
+  {
+    $id: 'MemeHighlight',
+    description:
+      'What matched in one meme, as ranges of the original caption and tags: words are compared folded (case and ' +
+      'accents) and with the typo and prefix rules of the search, so an accented or misspelt word is found.',
+  },
+)
+
 export const MemeListResponse = Type.Object(
   {
     page: Type.Integer({ description: 'The page served (clamped to the last page).' }),
@@ -56,6 +84,9 @@ export const MemeListResponse = Type.Object(
     total: Type.Integer({ description: 'Number of matching memes.' }),
     totalPages: Type.Integer({ description: '0 when nothing matches.' }),
     memes: Type.Array(ref(Meme)),
+    highlights: Type.Optional(
+      Type.Array(ref(MemeHighlight), { description: 'Only with highlight=true: one per meme, in the order of memes.' }),
+    ),
     rateLimit: ref(RateLimit),
   },
   { $id: 'MemeListResponse', description: 'One page of approved memes, newest first (by relevance with q).' },
@@ -110,6 +141,7 @@ export type MemeT = Static<typeof Meme>
 export const memeSchemas = [
   UploadQuota,
   Meme,
+  MemeHighlight,
   MemeListResponse,
   MemeSuggestion,
   MemeSuggestResponse,

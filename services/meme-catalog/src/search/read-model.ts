@@ -2,6 +2,8 @@ import type { PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
 import { splitLastWord } from './complete.ts'
 import { createSearchIndex } from './engine.ts'
+import { matchedRanges, type TextRange } from './highlight.ts'
+import { parseQuery } from './normalize.ts'
 import { ratingFilters } from './rating.ts'
 import type { Completion, MemeSearchIndex, SearchQuery, Suggestion } from './types.ts'
 
@@ -19,6 +21,15 @@ export interface Page {
   totalPages: number
   /** The page's memes as a JSON array (from the per-meme cache). */
   memesJson: string
+  /** Their ids, in the same order. */
+  ids: string[]
+}
+
+/** What matched in one meme: ranges of its caption, and of its tags by their position in its tag list. */
+export interface MemeHighlight {
+  id: string
+  caption: TextRange[]
+  tags: { index: number; ranges: TextRange[] }[]
 }
 
 /** Entries whose JSON is kept at most: enough for every hot page, bounded however deep crawlers page. */
@@ -194,11 +205,36 @@ export class ReadModel {
       result = this.index.search({ q, tags, offset: (served - 1) * pageSize, limit: pageSize })
     }
     const parts: string[] = []
+    const ids: string[] = []
     for (const id of result.ids) {
       const entry = this.entries.get(id)
-      if (entry) parts.push(this.jsonOf(entry))
+      if (entry) {
+        parts.push(this.jsonOf(entry))
+        ids.push(id)
+      }
     }
-    return { page: served, pageSize, total: result.total, totalPages, memesJson: `[${parts.join(',')}]` }
+    return { page: served, pageSize, total: result.total, totalPages, memesJson: `[${parts.join(',')}]`, ids }
+  }
+
+  /**
+   * What made each meme match: caption and tag words matching a word of q (folded and compared as the index
+   * does, as ranges of the original text), and whole tags named by a tag filter (catalog spelling).
+   */
+  highlights(q: string | undefined, tags: readonly string[], ids: readonly string[]): MemeHighlight[] {
+    const words = q === undefined ? [] : parseQuery(q)
+    const filters = new Set(tags)
+    const out: MemeHighlight[] = []
+    for (const id of ids) {
+      const entry = this.entries.get(id)
+      if (!entry) continue
+      const matchedTags: MemeHighlight['tags'] = []
+      entry.tags.forEach((tag, index) => {
+        const ranges = filters.has(tag.toLowerCase()) ? [{ start: 0, end: tag.length }] : matchedRanges(tag, words)
+        if (ranges.length > 0) matchedTags.push({ index, ranges })
+      })
+      out.push({ id, caption: matchedRanges(entry.caption, words), tags: matchedTags })
+    }
+    return out
   }
 
   private jsonOf(entry: PublicMemeRecord): string {

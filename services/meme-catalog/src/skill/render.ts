@@ -141,9 +141,13 @@ Query parameters (all optional):
 | pageSize | integer | 1..48, default 12 |
 | q | string | at most 200 characters; search words |
 | tag | string, repeated | at most 20, each at most 60 characters; lowercased; all must match exactly |
+| highlight | boolean | default false; true adds \`highlights\` (see below) |
 
 The body is \`{page, pageSize, total, totalPages, memes, rateLimit}\`. With no match: \`total\` 0,
 \`totalPages\` 0, \`page\` 1 and \`memes\` []. Each meme has \`url\` (the image) and \`downloadUrl\`.
+With \`highlight=true\` the body also has \`highlights\`: per meme (same order) \`{id, caption, tags}\`, the caption
+words and tags (\`index\` into the meme's \`tags\`) that matched \`q\` (folded, typo and prefix rules as the search)
+or a \`tag\` filter, as \`{start, end}\` ranges of the original text (UTF-16 offsets, end exclusive).
 
 ${listExamples.join('\n\n')}`)
 
