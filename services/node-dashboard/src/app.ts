@@ -14,6 +14,8 @@ import { auditPlugin } from './audit/plugin.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { authRoutes } from './auth/routes.ts'
 import { loadSessionSecret } from './auth/secret.ts'
+import { blocksPlugin } from './blocks/plugin.ts'
+import { blocksRoutes } from './blocks/routes.ts'
 import type { Config } from './config.ts'
 import { dashboardPlugin } from './dashboard/plugin.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
@@ -78,11 +80,13 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(actionsPlugin)
   await fastify.register(historyPlugin)
   await fastify.register(dashboardPlugin, { config })
+  await fastify.register(blocksPlugin, { config })
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes, { config })
   await fastify.register(settingsRoutes)
   await fastify.register(dashboardRoutes)
   await fastify.register(historyRoutes)
+  await fastify.register(blocksRoutes)
   await fastify.register(explorerRoutes, { config })
   await fastify.register(actionRoutes, { config })
   await fastify.register(docsRoutes)

@@ -19,6 +19,18 @@ export const configSchema = Type.Object({
   RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1, maximum: 600_000, description: 'milliseconds' }),
   RPC_METHOD_DENYLIST: Type.String({ default: '', description: 'comma-separated RPC method names the explorer refuses' }),
   METRICS_SAMPLE_SECONDS: Type.Integer({ default: 15, minimum: 1, maximum: 86_400, description: 'seconds' }),
+  MEMPOOL_FEES_MAX_TXS: Type.Integer({
+    default: 5000,
+    minimum: 0,
+    maximum: 100_000,
+    description: 'the mempool fee-rate distribution is fetched only while the mempool holds at most this many transactions',
+  }),
+  MEMPOOL_FEES_MIN_SECONDS: Type.Integer({
+    default: 30,
+    minimum: 1,
+    maximum: 86_400,
+    description: 'seconds a mempool fee-rate distribution is reused before the node is asked again',
+  }),
   HISTORY_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1, maximum: 36_500, description: 'days' }),
   SSH_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 1, maximum: 600_000, description: 'milliseconds' }),
   // A stopping bitcoind keeps its data-directory lock until it exits (1.5 s on regtest, minutes on a busy mainnet node).

@@ -47,6 +47,26 @@ export const NodeReplies = {
     errors: Type.Optional(Type.Array(Type.String())),
     blocks: Type.Integer(),
   }),
+  getblockcount: count(),
+  getbestblockhash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  getblockhash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  // The statistics the blocks screen asks for (sizes and fees in bytes, weight units and satoshis; rates in sat/vB).
+  getblockstats: Type.Object({
+    blockhash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    height: count(),
+    time: count(),
+    txs: count(),
+    total_size: count(),
+    total_weight: count(),
+    totalfee: count(),
+    avgfeerate: Type.Number({ minimum: 0 }),
+    feerate_percentiles: Type.Array(Type.Number({ minimum: 0 }), { minItems: 5, maxItems: 5 }),
+  }),
+  // Verbose: txid -> entry; the distribution reads each entry's vsize and base fee (BTC).
+  getrawmempool: Type.Record(
+    Type.String(),
+    Type.Object({ vsize: count(), fees: Type.Object({ base: Type.Number({ minimum: 0 }) }) }),
+  ),
   help: Type.String(),
   // Core says "Bitcoin Core stopping"; forks name themselves.
   stop: Type.String(),
