@@ -7,11 +7,45 @@ import { stateUrl } from './state.js'
 /** @typedef {import('./state.js').PageState} PageState */
 
 /**
+ * @typedef {object} Highlight
+ * @property {string} id
+ * @property {{ start: number, end: number }[]} caption
+ * @property {{ index: number, ranges: { start: number, end: number }[] }[]} tags
+ */
+
+/**
+ * The text with its matched ranges in <mark> elements: text nodes and elements only, never HTML.
+ * @param {string} text
+ * @param {{ start: number, end: number }[]} ranges in order, not overlapping
+ * @returns {(Node | string)[]}
+ */
+export function marked(text, ranges) {
+  /** @type {(Node | string)[]} */
+  const parts = []
+  let at = 0
+  for (const { start, end } of ranges) {
+    if (start < at || end > text.length || end <= start) continue
+    if (start > at) parts.push(document.createTextNode(text.slice(at, start)))
+    parts.push(h('mark', { text: text.slice(start, end) }))
+    at = end
+  }
+  if (at < text.length) parts.push(document.createTextNode(text.slice(at)))
+  return parts
+}
+
+/**
  * @param {Meme} meme
  * @param {PageState} state
+ * @param {Highlight | undefined} highlight
  */
-function card(meme, state) {
+function card(meme, state, highlight) {
+  // Ranges are offsets of the caption as sent: trim by hand so they stay valid.
+  const lead = meme.caption.length - meme.caption.trimStart().length
   const caption = meme.caption.trim()
+  const ranges = (highlight?.caption ?? []).map(({ start, end }) => ({ start: start - lead, end: end - lead }))
+  const matchedTags = (highlight?.tags ?? []).map(({ index, ranges }) =>
+    h('span', { class: 'tag' }, ...marked(meme.tags[index] ?? '', ranges)),
+  )
   return h(
     'li',
     {},
@@ -26,7 +60,10 @@ function card(meme, state) {
         loading: 'lazy',
         decoding: 'async',
       }),
-      h('span', { class: caption ? 'caption' : 'caption empty', text: caption || 'No caption yet' }),
+      caption
+        ? h('span', { class: 'caption' }, ...marked(caption, ranges))
+        : h('span', { class: 'caption empty', text: 'No caption yet' }),
+      matchedTags.length > 0 ? h('span', { class: 'matched-tags', 'aria-label': 'Matching tags' }, ...matchedTags) : null,
     ),
   )
 }
@@ -49,11 +86,12 @@ export function describeResult(state, total) {
 /**
  * @param {{ grid: HTMLElement, status: HTMLElement, pageInfo: HTMLElement, prev: HTMLButtonElement, next: HTMLButtonElement }} els
  * @param {PageState} state
- * @param {{ page: number, totalPages: number, total: number, memes: Meme[] }} list
+ * @param {{ page: number, totalPages: number, total: number, memes: Meme[], highlights?: Highlight[] }} list
  */
 export function renderGallery(els, state, list) {
   const totalPages = Math.max(1, list.totalPages)
-  els.grid.replaceChildren(...list.memes.map((meme) => card(meme, state)))
+  const highlights = new Map((list.highlights ?? []).map((highlight) => [highlight.id, highlight]))
+  els.grid.replaceChildren(...list.memes.map((meme) => card(meme, state, highlights.get(meme.id))))
   if (list.total === 0) els.grid.append(h('li', { class: 'empty-state', text: describeResult(state, 0) }))
   els.status.textContent = describeResult(state, list.total)
   els.pageInfo.textContent = `Page ${list.page} of ${totalPages}`

@@ -3,6 +3,7 @@ import { errorMessage, request } from './api.js'
 import { byId, debounce, h } from './dom.js'
 import { renderGallery } from './gallery.js'
 import { listUrl, readState, writeState } from './state.js'
+import { initSuggest } from './suggest.js'
 import { initUpload } from './upload.js'
 import { createViewer } from './viewer.js'
 
@@ -113,6 +114,18 @@ const searchAsYouType = debounce(() => {
 }, 250)
 
 search.addEventListener('input', searchAsYouType)
+initSuggest(search, byId('q-suggestions'), {
+  onChoose(suggestion) {
+    // A word replaces the one being typed; a tag becomes a filter and the typed word goes.
+    const q = suggestion.kind === 'word' ? suggestion.query : suggestion.query.slice(0, -suggestion.value.length).trimEnd()
+    const tags =
+      suggestion.kind === 'tag' && !state.tags.includes(suggestion.value) ? [...state.tags, suggestion.value] : state.tags
+    state = { ...state, q, tags, page: 1, meme: null }
+    writeState(state)
+    syncControls()
+    loadGallery()
+  },
+})
 byId('search-form').addEventListener('submit', (event) => {
   event.preventDefault()
   state = { ...state, q: search.value.slice(0, 200), page: 1, meme: null }

@@ -64,5 +64,7 @@ export function listUrl(state, pageSize) {
   const params = new URLSearchParams({ page: String(state.page), pageSize: String(pageSize) })
   if (state.q.trim()) params.set('q', state.q.trim())
   for (const tag of state.tags) params.append('tag', tag)
+  // What matched is marked on the cards.
+  if (state.q.trim() || state.tags.length > 0) params.set('highlight', 'true')
   return `/api/memes?${params}`
 }
