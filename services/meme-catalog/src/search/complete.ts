@@ -49,12 +49,10 @@ export function complete(source: CompletionSource, typed: string, limit: number)
   const distance = maxTypos(word.length)
 
   const words = new Set<string>()
-  let seen = 0
-  for (const [term, postings] of source.words.atPrefix(word)) {
-    if (++seen > COMPLETION_SCAN) break
+  walkPrefix(source.words, word, (term, postings) => {
     words.add(term)
     top.offer(term, 'word', postings.length)
-  }
+  })
   if (distance > 0) {
     for (const [term, [postings]] of source.words.fuzzyGet(word, distance)) {
       if (!words.has(term)) top.offer(term, 'word', postings.length)
@@ -62,7 +60,6 @@ export function complete(source: CompletionSource, typed: string, limit: number)
   }
 
   const tags = new Set<string>()
-  seen = 0
   const offerTags = (list: { name: string; postings: { length: number } }[]) => {
     for (const tag of list) {
       if (tags.has(tag.name)) continue
@@ -70,12 +67,31 @@ export function complete(source: CompletionSource, typed: string, limit: number)
       top.offer(tag.name, 'tag', tag.postings.length)
     }
   }
-  for (const [, list] of source.tags.atPrefix(word)) {
-    if (++seen > COMPLETION_SCAN) break
-    offerTags(list)
-  }
+  walkPrefix(source.tags, word, (_, list) => offerTags(list))
   if (distance > 0) for (const [, [list]] of source.tags.fuzzyGet(word, distance)) offerTags(list)
   return top.list()
+}
+
+/** A node of minisearch's radix tree: edge labels to children, '' to the value of the key ending here. */
+type RadixNode = Map<string, unknown>
+
+/**
+ * Visits the entries under a prefix (at most COMPLETION_SCAN), straight over the tree's nodes: minisearch's
+ * iterator rebuilds each key from its path, which made a one-letter prefix several times dearer.
+ */
+function walkPrefix<V>(map: SearchableMap<V>, prefix: string, visit: (key: string, value: V) => void): void {
+  const view = map.atPrefix(prefix) as unknown as { _tree: RadixNode; _prefix: string }
+  let budget = COMPLETION_SCAN
+  const walk = (node: RadixNode, key: string): void => {
+    for (const [label, child] of node) {
+      if (budget <= 0) return
+      if (label === '') {
+        budget--
+        visit(key, child as V)
+      } else walk(child as RadixNode, key + label)
+    }
+  }
+  walk(view._tree, view._prefix)
 }
 
 /** The best `k` so far, best first, by count then value then kind (a word before a tag of the same name). */
