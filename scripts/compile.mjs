@@ -28,7 +28,7 @@ await build({
   // The oldest Node the repository supports (package.json engines).
   target: 'node20.19',
   packages: 'external',
-  alias: { '@app/common': '@app/common/dist' },
+  alias: { '@app/common': '@app/common/dist', '@app/node-simulator': '@app/node-simulator/dist' },
   // Readable stack traces in production logs: names and code as written.
   minify: false,
   keepNames: true,

@@ -33,6 +33,8 @@ export interface NodeSimulatorOptions {
   txIntervalMs?: number
   peers?: number
   stopMessage?: string
+  /** A chain to serve instead of a new one (a node started again keeps its blocks); the chain options above are then unused. */
+  chain?: Chain
 }
 
 export interface RecordedCall {
@@ -82,12 +84,14 @@ export async function startNodeSimulator(options: NodeSimulatorOptions = {}): Pr
   const password = options.password ?? 'p'
   const version = options.version ?? '30.0.0'
   const fork = options.fork ?? false
-  const chain = new Chain({
-    blockIntervalMs: options.blockIntervalMs ?? 0,
-    txIntervalMs: options.txIntervalMs ?? 0,
-    peers: options.peers ?? 0,
-    version,
-  })
+  const chain =
+    options.chain ??
+    new Chain({
+      blockIntervalMs: options.blockIntervalMs ?? 0,
+      txIntervalMs: options.txIntervalMs ?? 0,
+      peers: options.peers ?? 0,
+      version,
+    })
   let wallets: WalletState[] = (options.wallets ?? ['w1']).map((name, i) => ({ name, funded: i === 0 }))
   let warmup: string | null = typeof options.warmup === 'string' ? options.warmup : null
   if (typeof options.warmup === 'number' && options.warmup > 0) {
