@@ -19,6 +19,7 @@ import { blocksRoutes } from './blocks/routes.ts'
 import type { Config } from './config.ts'
 import { dashboardPlugin } from './dashboard/plugin.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
+import { demoNodePlugin } from './demo/plugin.ts'
 import { explorerRoutes } from './explorer/routes.ts'
 import { historyPlugin } from './history/plugin.ts'
 import { historyRoutes } from './history/routes.ts'
@@ -75,6 +76,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(leasesPlugin)
   await fastify.register(authPlugin, { config, secret })
   await fastify.register(settingsPlugin, { secret })
+  await fastify.register(demoNodePlugin, { config })
   await fastify.register(rpcPlugin, { timeoutMs: config.RPC_TIMEOUT_MS })
   await fastify.register(auditPlugin)
   await fastify.register(actionsPlugin)

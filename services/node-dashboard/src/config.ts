@@ -40,6 +40,10 @@ export const configSchema = Type.Object({
     maximum: 3_600_000,
     description: 'milliseconds restart keeps retrying the start while the old node still holds its lock',
   }),
+  DEMO_NODE: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], {
+    default: 'auto',
+    description: 'auto (on with the embedded database), on or off: a simulated node in process while no node settings are saved',
+  }),
 })
 
 export type Config = Static<typeof configSchema>

@@ -19,8 +19,9 @@ export async function login(app: FastifyInstance, password = TEST_PASSWORD): Pro
 
 const dashboard = {
   build: (env: Record<string, string>, deps: { db?: Database }) => buildApp(loadConfig(configSchema, env), deps),
-  // A known password for login(); pass DASHBOARD_PASSWORD: '' in env to test the generated one.
-  env: { DASHBOARD_PASSWORD: TEST_PASSWORD },
+  // A known password for login(); pass DASHBOARD_PASSWORD: '' in env to test the generated one. Tests start
+  // with no node settings: the demo node stays off unless a test turns it on (test/demo/).
+  env: { DASHBOARD_PASSWORD: TEST_PASSWORD, DEMO_NODE: 'off' },
 }
 
 /** Starts the dashboard on a fresh database and closes both when the test ends. */

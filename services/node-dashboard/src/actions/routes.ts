@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sessionUser } from '../auth/plugin.ts'
 import type { Config } from '../config.ts'
 import { described, errorResponse } from '../schemas.ts'
+import { sshNodeHost } from './node-host.ts'
 import type { ActionName } from './repository.ts'
 import { ActionFailure, ActionResult } from './schemas.ts'
 import { type ActionDeps, ActionError, type ActionSteps, restartAction, startAction, stopAction } from './service.ts'
@@ -23,7 +24,8 @@ const ACTIONS: Record<
     summary: 'Start the node over SSH',
     description:
       'Runs `<node_binary> -conf=<config_path> -daemon` (every value single-quoted) on ssh_host as ssh_username. ' +
-      '400 names missing settings; 502 for a connection, authentication, host key or timeout failure or a non-zero exit, with the remote payload.',
+      '400 names missing settings; 502 for a connection, authentication, host key or timeout failure or a non-zero exit, with the remote payload. ' +
+      'While the demo node is in use (no node settings saved), it starts the demo node in process instead; `ssh` then describes that start.',
   },
   restart: {
     run: restartAction,
@@ -31,7 +33,7 @@ const ACTIONS: Record<
     summary: 'Restart the node (RPC stop, then SSH start)',
     description:
       'RPC stop (a node already down is fine), then the SSH start, retried while the old process still holds its ' +
-      'data-directory lock ("Cannot obtain a lock on directory"), for at most RESTART_START_WAIT_MS.',
+      'data-directory lock ("Cannot obtain a lock on directory"), for at most RESTART_START_WAIT_MS. The demo node restarts in process.',
   },
 }
 
@@ -42,10 +44,16 @@ function outcomeText(action: ActionName, steps: ActionSteps): string {
 }
 
 export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, { config }) => {
+  const settings = fastify.settingsCache
   const deps: ActionDeps = {
-    settings: fastify.settingsCache,
+    settings,
     rpc: fastify.rpc,
-    sshTimeoutMs: config.SSH_TIMEOUT_MS,
+    // While the demo node is in use, start goes to it instead of over SSH.
+    nodeHost: async (current) => {
+      const demo = fastify.demoNode.current()
+      if (demo && current.rpc_url === demo.connection().rpc_url) return demo
+      return sshNodeHost(current, { settings, sshTimeoutMs: config.SSH_TIMEOUT_MS })
+    },
     restartWaitMs: config.RESTART_START_WAIT_MS,
   }
   // The lock outlives any action that is still making progress; past it, the action is presumed dead.

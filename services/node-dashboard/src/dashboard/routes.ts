@@ -17,6 +17,6 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 200: described(SummaryResponse, 'The node state, read now.'), ...errorResponse(400, 401, 502) },
       },
     },
-    async () => fastify.nodeSummary(),
+    async () => ({ ...(await fastify.nodeSummary()), demo_node: fastify.demoNode.current() !== null }),
   )
 }

@@ -63,4 +63,5 @@ export const SummaryResponse = Type.Object({
     { description: 'estimatesmartfee for 1, 3, 6, 12 and 144 blocks (an extension); null when the node lacks the method' },
   ),
   updated_at: Type.String({ format: 'date-time' }),
+  demo_node: Type.Boolean({ description: 'true when this is the simulated demo node the dashboard runs itself (DEMO_NODE)' }),
 })

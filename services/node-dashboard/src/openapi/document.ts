@@ -14,7 +14,13 @@ export function generateDocument(): Promise<unknown> {
   return generateOpenapiDocument('dashboard', (dataDir) =>
     buildApp(
       // The password only lets the app start: the document does not depend on it.
-      loadConfig(configSchema, { LOG_LEVEL: 'silent', LOG_FORMAT: 'json', DATA_DIR: dataDir, DASHBOARD_PASSWORD: 'export' }),
+      loadConfig(configSchema, {
+        LOG_LEVEL: 'silent',
+        LOG_FORMAT: 'json',
+        DATA_DIR: dataDir,
+        DASHBOARD_PASSWORD: 'export',
+        DEMO_NODE: 'off',
+      }),
     ),
   )
 }

@@ -1,6 +1,7 @@
 /**
  * Node settings (one row in PostgreSQL), read through the in-memory cache. For other route authors:
- *   `fastify.settingsCache.get()`  -> NodeSettings, secrets decrypted (never send them to a client)
+ *   `fastify.settingsCache.get()`  -> NodeSettings in effect (the demo node's connection while it runs), secrets decrypted
+ *     (never send them to a client); `stored()` -> the persisted ones
  *   `fastify.settingsCache.update(partial)` -> NodeSettings after the change (plain-text secrets in, encrypted at rest)
  *   `fastify.settingsCache.updateFrom(current => partial)` -> the same, deciding the change from the stored values
  *     with no other change in between (the settings route uses it to keep secrets bound to their target)

@@ -5,11 +5,12 @@ import type { NodeSettings, NodeSettingsUpdate } from './repository.ts'
 import { SECRET_MASK, SettingsBody, SettingsView } from './schemas.ts'
 import { keepSecretsBound } from './secret-binding.ts'
 
-function masked(settings: NodeSettings) {
+function masked(settings: NodeSettings, demoNode: boolean) {
   return {
     ...settings,
     rpc_password: settings.rpc_password ? SECRET_MASK : '',
     ssh_password: settings.ssh_password ? SECRET_MASK : '',
+    demo_node: demoNode,
   }
 }
 
@@ -39,11 +40,13 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       schema: {
         operationId: 'getSettings',
         summary: 'Node connection and control settings (secrets masked)',
+        description:
+          "The persisted settings, never the demo node's; `demo_node` says whether the dashboard is watching its demo node.",
         tags: ['settings'],
         response: { 200: described(SettingsView, 'The stored settings, secrets masked.'), ...errorResponse(401) },
       },
     },
-    async () => masked(await fastify.settingsCache.get()),
+    async () => masked(await fastify.settingsCache.stored(), fastify.demoNode.current() !== null),
   )
 
   fastify.put(
@@ -77,7 +80,8 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       for (const secret of ['rpc_password', 'ssh_password'] as const) {
         if (update[secret] === SECRET_MASK) delete update[secret]
       }
-      return masked(await fastify.settingsCache.updateFrom((current) => keepSecretsBound(current, update)))
+      const saved = await fastify.settingsCache.updateFrom((current) => keepSecretsBound(current, update))
+      return masked(saved, fastify.demoNode.current() !== null)
     },
   )
 }

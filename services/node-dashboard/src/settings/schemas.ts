@@ -43,4 +43,7 @@ export const SettingsView = Type.Object({
   ssh_key_path: Type.String(),
   node_binary: Type.String(),
   ssh_host_key_fingerprint: Type.String(),
+  demo_node: Type.Boolean({
+    description: 'true while no node settings are saved and the dashboard watches the simulated node it runs itself (DEMO_NODE)',
+  }),
 })

@@ -25,6 +25,7 @@ test('GET /api/settings starts with defaults and no secrets', async (t) => {
     ssh_key_path: '',
     node_binary: 'bitcoind',
     ssh_host_key_fingerprint: '',
+    demo_node: false,
   })
 })
 

@@ -91,10 +91,31 @@ function render(): void {
       h('button', { type: 'button', class: 'secondary', 'data-testid': 'logout', onclick: logout }, 'Log out'),
     ),
   )
-  replace(root, header, view)
+  const demoBanner = h('p', { class: 'demo-banner', role: 'status', 'data-testid': 'demo-banner', hidden: true })
+  replace(root, header, demoBanner, view)
+  void showDemoBanner(demoBanner)
   document.title = `${screen.label} · Node dashboard`
   cleanup = screen.mount(view, { username, navigate })
   view.focus({ preventScroll: true })
+}
+
+/** Says so, on every screen, while the dashboard watches the demo node it runs itself instead of a real one. */
+async function showDemoBanner(banner: HTMLElement): Promise<void> {
+  let demo = false
+  try {
+    demo = (await api<{ demo_node?: boolean }>('GET', '/api/settings')).demo_node === true
+  } catch {
+    // The screen itself reports an unreachable server or a lost session.
+  }
+  if (!demo || !banner.isConnected) return
+  replace(
+    banner,
+    h('strong', null, 'Demo node. '),
+    'This is a simulated Bitcoin node running inside the dashboard, not a real one. Save your node in ',
+    h('a', { href: '#/settings' }, 'Settings'),
+    ' to watch it instead.',
+  )
+  banner.hidden = false
 }
 
 async function logout(): Promise<void> {

@@ -1,0 +1,20 @@
+import { HttpError } from '@app/common'
+import type { Static } from '@sinclair/typebox'
+import type { RpcPayload, SshPayload } from './schemas.ts'
+
+export interface ActionSteps {
+  rpc?: Static<typeof RpcPayload>
+  ssh?: Static<typeof SshPayload>
+}
+
+/** A failed action: the status (400/502), a detail for the client, and the steps that did run. */
+export class ActionError extends HttpError {
+  constructor(
+    statusCode: number,
+    message: string,
+    readonly steps: ActionSteps = {},
+  ) {
+    super(statusCode, message)
+    this.name = 'ActionError'
+  }
+}
