@@ -15,6 +15,7 @@ import { captionsPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
 import { demoEnabled, demoPlugin } from './demo/seed.ts'
 import { giphyPlugin } from './giphy/plugin.ts'
+import { decodeSlotsPlugin } from './images/plugin.ts'
 import { mediaFastPath } from './media/fast-path.ts'
 import { renditionRoutesPlugin } from './media/rendition-routes.ts'
 import { mediaRoutes } from './media/routes.ts'
@@ -28,6 +29,8 @@ import { openapiPlugin } from './openapi/plugin.ts'
 import { databaseUnavailableResponse, sharedSchemasPlugin } from './schemas.ts'
 import { readModelPlugin } from './search/plugin.ts'
 import { serviceRoot } from './service-root.ts'
+import { similarRoutes } from './similar/routes.ts'
+import { similarSchemas } from './similar/schemas.ts'
 import { skillRoutes } from './skill/routes.ts'
 import { tagsRepositoryPlugin } from './tags/plugin.ts'
 import { tagsRoutes } from './tags/routes.ts'
@@ -61,7 +64,7 @@ export function buildApp(config: Config, deps: AppDeps = {}): App {
 /** The catalog's own plugins and routes, after the base plugin. */
 async function memeCatalog(fastify: FastifyInstance, config: Config) {
   // OpenAPI first: it documents the routes registered after it.
-  await fastify.register(sharedSchemasPlugin, { components: memeSchemas })
+  await fastify.register(sharedSchemasPlugin, { components: [...memeSchemas, ...similarSchemas] })
   const window = config.RATE_LIMIT_WINDOW_SECONDS
   const mediaLimit = { bucket: 'media', max: config.MEDIA_RATE_LIMIT, windowSeconds: window }
   await fastify.register(cors, corsOptions(parseOrigins(config.CORS_UPLOAD_ORIGINS)))
@@ -90,5 +93,7 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   await fastify.register(captionsPlugin, { config })
   await fastify.register(adminPlugin, { config })
   await fastify.register(moderationPlugin, { config })
+  await fastify.register(decodeSlotsPlugin, { queue: config.UPLOAD_DECODE_QUEUE })
   await fastify.register(uploadRoutes, { config })
+  await fastify.register(similarRoutes, { config })
 }

@@ -77,7 +77,12 @@ export const configSchema = Type.Object({
     0,
     'upload rate-limit units an upload spends, on top of its request, when its image fails to decode',
   ),
-  UPLOAD_DECODE_QUEUE: int(8, 0, 'uploads that may wait for one of the two decode slots; more are answered 503'),
+  UPLOAD_DECODE_QUEUE: int(
+    8,
+    0,
+    'images (uploads and searches by image) that may wait for one of the two decode slots; more are answered 503',
+  ),
+  SIMILAR_RATE_LIMIT: int(20, 1, 'searches by image (POST /api/memes/similar) per IP per rate-limit window'),
 })
 
 export type Config = Static<typeof configSchema>

@@ -19,6 +19,8 @@ export interface MemeRow {
   demo: boolean
   caption: string
   tags: string[] | null
+  /** The perceptual hash; read for the read model's similar-image index, never part of the wire record. */
+  phash?: string | null
 }
 
 const BASE_COLUMNS = `m.id, m.created_at, m.status, m.byte_size, m.width, m.height, m.mime, m.original_mime, m.original_name,
@@ -72,12 +74,20 @@ export interface PublicMemeRecord {
   demo: boolean
   caption: string
   tags: string[]
+  /**
+   * The perceptual hash as read (16 hex digits, or null): the read model moves it into its similar-image index
+   * and clears it here, so no string per meme stays behind.
+   */
+  phash?: string | null
 }
+
+/** A public meme as the database gives it to the read model: the wire record and its perceptual hash. */
+export type PublicMeme = MemeT & { phash: string | null }
 
 // The batch columns, read from COPY's text output in this order: no status or mime (the same for every public
 // meme); created_at as whole epoch milliseconds, as a Date would hold it, so no Date is parsed or formatted per row.
 const RECORD_COLUMNS = `m.id, floor(extract(epoch FROM m.created_at) * 1000)::int8, m.byte_size, m.width, m.height,
-  m.original_mime, m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption`
+  m.original_mime, m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption, m.phash`
 const HEX_ID = /^[0-9a-f]{64}$/
 
 /** The record of the reader's current row (columns as RECORD_COLUMNS, then the tags). */
@@ -96,7 +106,8 @@ function readRecord(row: CopyTextReader): PublicMemeRecord {
     downloadCount: row.integer(10),
     demo: row.boolean(11),
     caption: row.text(12) as string,
-    tags: row.textArray(13) ?? [],
+    tags: row.textArray(14) ?? [],
+    phash: row.text(13),
   }
 }
 
@@ -133,9 +144,9 @@ export interface CounterDelta {
 export function createMemesRepository(db: Queryable) {
   return {
     /** The meme if it is public (approved, not deleted), else null. */
-    async findPublic(id: string): Promise<MemeT | null> {
-      const { rows } = await db.query<MemeRow>(`SELECT ${COLUMNS} FROM memes m WHERE m.id = $1 AND ${PUBLIC}`, [id])
-      return rows[0] ? toMeme(rows[0]) : null
+    async findPublic(id: string): Promise<PublicMeme | null> {
+      const { rows } = await db.query<MemeRow>(`SELECT ${COLUMNS}, m.phash FROM memes m WHERE m.id = $1 AND ${PUBLIC}`, [id])
+      return rows[0] ? { ...toMeme(rows[0]), phash: rows[0].phash ?? null } : null
     },
 
     /**

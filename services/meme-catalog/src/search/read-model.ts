@@ -1,5 +1,6 @@
 import type { PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
+import { PerceptualHashIndex } from '../similar/hash-index.ts'
 import { splitLastWord } from './complete.ts'
 import { createSearchIndex } from './engine.ts'
 import { matchedRanges, type TextRange } from './highlight.ts'
@@ -47,6 +48,8 @@ export class ReadModel {
   /** Each meme's compact record (shared strings), kept as the build received it: no copy per meme. */
   private entries = new Map<string, PublicMemeRecord>()
   private index: MemeSearchIndex
+  /** Perceptual hashes of the same memes, for search by image. */
+  private hashes = new PerceptualHashIndex()
   private shared = new Map<string, string>()
   /** JSON of records, built on first use and dropped on change: list pages are concatenations of these. */
   private json = new Map<string, string>()
@@ -126,6 +129,30 @@ export class ReadModel {
     return { total: result.total, records }
   }
 
+  /**
+   * Public memes whose perceptual hash is within `maxDistance` bits of `hash`: nearest first, then newest first,
+   * at most `limit`.
+   */
+  similar(hash: string, maxDistance: number, limit: number): { distance: number; meme: MemeT }[] {
+    const found: { distance: number; record: Readonly<PublicMemeRecord> }[] = []
+    for (const { id, distance } of this.hashes.within(hash, maxDistance)) {
+      const record = this.entries.get(id)
+      if (record) found.push({ distance, record })
+    }
+    found.sort(
+      (a, b) =>
+        a.distance - b.distance ||
+        b.record.createdAt - a.record.createdAt ||
+        (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0),
+    )
+    return found.slice(0, limit).map(({ distance, record }) => ({ distance, meme: toWire(record) }))
+  }
+
+  /** Memes in the similar-image index (those with a perceptual hash). */
+  get hashedSize(): number {
+    return this.hashes.size
+  }
+
   /** Caption words and tags starting with `text`, most used first (see MemeSearchIndex.suggest). */
   suggest(text: string, limit: number): Suggestion[] {
     return this.index.suggest(text, limit)
@@ -140,8 +167,8 @@ export class ReadModel {
     return this.index.complete(word, limit).map((completion) => ({ ...completion, query: before + completion.value }))
   }
 
-  /** Adds or replaces a public meme. */
-  upsert(meme: MemeT): void {
+  /** Adds or replaces a public meme (with its perceptual hash, when the database gave one). */
+  upsert(meme: MemeT & { phash?: string | null }): void {
     // The same fields in the same order as the repository's records: one object shape for every entry.
     this.put({
       id: meme.id,
@@ -158,6 +185,7 @@ export class ReadModel {
       demo: meme.demo,
       caption: meme.caption,
       tags: [...meme.tags],
+      phash: meme.phash ?? null,
     })
   }
 
@@ -176,6 +204,9 @@ export class ReadModel {
     else for (let i = 0; i < tags.length; i++) tags[i] = this.share(tags[i])
     // No JSON is cached while a model is built: no second lookup per meme then.
     if (this.json.size !== 0) this.json.delete(record.id)
+    // The hash lives in the index as two integers; the record keeps no string for it.
+    this.hashes.set(record.id, record.phash)
+    if (record.phash !== undefined) record.phash = null
     this.entries.set(record.id, record)
   }
 
@@ -183,6 +214,7 @@ export class ReadModel {
     this.entries.delete(id)
     this.json.delete(id)
     this.index.remove(id)
+    this.hashes.remove(id)
   }
 
   /** Counters change often and touch neither caption nor tags: no re-indexing. */

@@ -107,6 +107,7 @@ The machine-readable description is \`GET /openapi.json\` (OpenAPI 3.1.0, versio
 | GET | /api/memes | List or search approved memes |
 | POST | /api/memes | Upload one meme (multipart field \`meme\`) |
 | GET | /api/memes/suggest?q= | Completions of the word being typed in a search |
+| POST | /api/memes/similar | Search by image: approved memes that look like the image sent (multipart field \`meme\`) |
 | GET | /api/memes/{id} | One approved meme |
 | GET | /media/{id} | The image (image/webp) |
 | GET | /api/tags | Tag names |
@@ -222,6 +223,24 @@ curl -F 'meme=@cat.png;type=image/png' {base_url}/api/memes
 A 201/202 body is \`{meme, quota: {remainingHour, remainingDay, remainingGlobalDay}, moderationScore, moderationReason, message}\`
 where \`meme\` has the same shape as in the examples above. Uploading the same bytes again answers with the existing meme.`)
 
+  sections.push(`## POST /api/memes/similar: search by image
+
+Send an image as for an upload (\`multipart/form-data\`, one file field \`meme\`, PNG or JPEG, same size limits). The
+server computes its 64-bit perceptual hash in memory and answers the approved memes whose hash differs in at most
+\`maxDistance\` bits, nearest first (then newest first). The image is never stored and uses no upload quota.
+
+| Name | Type | Rules |
+|---|---|---|
+| maxDistance | integer | 0..12, default 8 (0: the same picture; resized or re-encoded copies are usually within 4) |
+| limit | integer | 1..48, default 12 |
+
+\`\`\`sh
+curl -F 'meme=@screenshot.jpg;type=image/jpeg' '{base_url}/api/memes/similar?maxDistance=6'
+\`\`\`
+
+The body is \`{maxDistance, matches: [{distance, meme}], rateLimit}\` (\`matches\` may be empty); \`meme\` has the shape
+shown above. Errors as for an upload: \`400\`, \`411\`, \`413\`, \`415\`, \`429\` (this route's own budget) and \`503\`.`)
+
   sections.push(`## Search semantics
 
 - Words are matched case- and accent-insensitively ("cafe" finds "Café").
@@ -259,6 +278,7 @@ ${examples.splice(0).join('\n\n')}`)
 |---|---|
 | API reads (GET /api/memes, /api/memes/suggest, /api/memes/{id}, /api/tags) | ${config.READ_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
 | Image reads (GET /media/{id}) | ${config.MEDIA_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
+| Searches by image (POST /api/memes/similar) | ${config.SIMILAR_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
 | Uploads | ${quota('UPLOAD_QUOTA_HOUR', 'a few')} per IP per hour, ${quota('UPLOAD_QUOTA_DAY', 'more')} per IP per day, ${quota('UPLOAD_QUOTA_GLOBAL_DAY', 'a global number')} per day for everyone |
 | pageSize | 1..48 |
 | q | 200 characters |

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { decodeCostRefusal } from '../images/decode-cost.ts'
 import { NEAR_DUPLICATE_DISTANCE } from '../images/phash.ts'
+import { decodeBusy } from '../images/plugin.ts'
 import { classifierPixels, decode, ImageRejectedError, perceptualHash, readHeader, toWebp } from '../images/process.ts'
 import { checkStructure, type ImageMime, sniffImageType } from '../images/sniff.ts'
 import { toMeme } from '../memes/repository.ts'
@@ -18,7 +19,7 @@ import {
   type QuotaWindow,
   type UploadsRepository,
 } from './repository.ts'
-import { createSemaphore, SemaphoreFullError } from './semaphore.ts'
+import { SemaphoreFullError } from './semaphore.ts'
 
 export const APPROVED_MESSAGE = 'Upload approved.'
 export const PENDING_MESSAGE = 'Upload queued for admin review.'
@@ -49,16 +50,6 @@ const QUOTA_MESSAGES: Record<QuotaWindow, (limit: number) => string> = {
   globalDay: (n) => `The catalog's daily upload quota (${n}) is exhausted; try again later.`,
 }
 
-/** Decode slots: decoded pixels can reach 80 MB per image, so at most two images are in memory at once. */
-export const DECODE_SLOTS = 2
-/** A slot is held about a second per upload: by then the waiting line has moved on. */
-const DECODE_BUSY_RETRY_AFTER_SECONDS = 5
-
-const decodeBusy = () =>
-  new HttpError(503, 'Too many uploads are being processed right now; try again shortly.', {
-    'Retry-After': DECODE_BUSY_RETRY_AFTER_SECONDS,
-  })
-
 async function sha256Hex(bytes: Buffer): Promise<string> {
   // WebCrypto hashes on the thread pool: a 5 MB file does not hold the event loop.
   const digest = await webcrypto.subtle.digest('SHA-256', bytes)
@@ -72,7 +63,7 @@ export function createUploadPipeline(fastify: FastifyInstance, config: Config, u
     globalDay: config.UPLOAD_QUOTA_GLOBAL_DAY,
   }
   const uploads = fastify.uploadsRepository
-  const processing = createSemaphore(DECODE_SLOTS, config.UPLOAD_DECODE_QUEUE)
+  const processing = fastify.decodeSlots
   const refusals = createRefusalMemory()
 
   const remaining = (used: QuotaUsage): UploadQuotaT => ({

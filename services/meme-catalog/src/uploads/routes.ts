@@ -83,5 +83,12 @@ const uploads: FastifyPluginAsyncTypebox<{ config: Config }> = async (fastify, {
 export const uploadRoutes = fp(uploads, {
   name: 'meme-uploads',
   encapsulate: true,
-  dependencies: ['app-database', 'app-rate-limit', 'app-moderation', 'meme-use-cases', 'meme-shared-schemas'],
+  dependencies: [
+    'app-database',
+    'app-rate-limit',
+    'app-moderation',
+    'meme-use-cases',
+    'meme-shared-schemas',
+    'meme-decode-slots',
+  ],
 })
