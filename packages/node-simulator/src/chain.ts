@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { NodeVersion } from './help.ts'
+import { PeerTable } from './peers.ts'
 import { sats, type UniValue } from './univalue.ts'
 
 // Values of the captured regtest node (captured/raw/*.body): 101 blocks mined to wallet w1, one tx in the mempool.
@@ -36,8 +37,12 @@ export class Chain {
   private clockBlocks = 0
   private lastBlockAt = this.startedAt
   private mempoolManual = 1
+  /** Connected peers and bans (disconnectnode and setban change them). */
+  readonly peers: PeerTable
 
-  constructor(private readonly options: ChainOptions) {}
+  constructor(private readonly options: ChainOptions) {
+    this.peers = new PeerTable(options.peers, this.startedAt)
+  }
 
   /** Applies the blocks whose time has come; called before every request. */
   advance(now = Date.now()): void {
@@ -195,8 +200,8 @@ export class Chain {
   }
 
   getnetworkinfo(subversion: string, version: number): UniValue {
-    const peers = this.options.peers
-    const inbound = Math.floor(peers / 2)
+    const peers = this.peers.connected.length
+    const inbound = this.peers.connected.filter((p) => p.inbound).length
     const network = (name: string, reachable: boolean) => ({
       name,
       limited: !reachable,
@@ -248,48 +253,52 @@ export class Chain {
   }
 
   getpeerinfo(): UniValue {
-    const peers = this.options.peers
+    // Traffic totals are shared among the peers the node started with; a peer's share varies by its id.
     const { recv, sent } = this.traffic()
+    const share = Math.max(1, this.options.peers)
     const now = Math.floor(Date.now() / 1000)
-    const inbound = Math.floor(peers / 2)
-    return Array.from({ length: peers }, (_, id) => ({
-      id,
-      addr: `127.0.0.${id + 2}:18444`,
-      network: 'not_publicly_routable',
-      services: '0000000000000c09',
-      servicesnames: ['NETWORK', 'WITNESS', 'NETWORK_LIMITED', 'P2P_V2'],
-      relaytxes: true,
-      lastsend: now,
-      lastrecv: now,
-      last_transaction: 0,
-      last_block: this.tip.time,
-      bytessent: Math.floor(sent / peers),
-      bytesrecv: Math.floor(recv / peers),
-      conntime: Math.floor(this.startedAt / 1000),
-      timeoffset: 0,
-      pingtime: 0.000412,
-      minping: 0.000317,
-      version: 70016,
-      subver: '/Satoshi:30.0.0/',
-      inbound: id < inbound,
-      bip152_hb_to: false,
-      bip152_hb_from: false,
-      startingheight: BASE_HEIGHT,
-      presynced_headers: -1,
-      synced_headers: this.height,
-      synced_blocks: this.height,
-      inflight: [],
-      addr_relay_enabled: true,
-      addr_processed: 0,
-      addr_rate_limited: 0,
-      permissions: [],
-      minfeefilter: sats(100),
-      bytessent_per_msg: { ping: Math.floor(sent / peers) },
-      bytesrecv_per_msg: { pong: Math.floor(recv / peers) },
-      connection_type: id < inbound ? 'inbound' : 'outbound-full-relay',
-      transport_protocol_type: 'v2',
-      session_id: createHash('sha256').update(`session-${id}`).digest('hex'),
-    }))
+    return this.peers.connected.map(({ id, addr, inbound, conntime }) => {
+      const bytessent = Math.floor((sent / share) * (1 + (id % 5) / 10))
+      const bytesrecv = Math.floor((recv / share) * (1 + (id % 3) / 10))
+      return {
+        id,
+        addr,
+        network: 'not_publicly_routable',
+        services: '0000000000000c09',
+        servicesnames: ['NETWORK', 'WITNESS', 'NETWORK_LIMITED', 'P2P_V2'],
+        relaytxes: true,
+        lastsend: now,
+        lastrecv: now,
+        last_transaction: 0,
+        last_block: this.tip.time,
+        bytessent,
+        bytesrecv,
+        conntime,
+        timeoffset: 0,
+        pingtime: 0.000412 + (id % 7) / 10000,
+        minping: 0.000317,
+        version: 70016,
+        subver: '/Satoshi:30.0.0/',
+        inbound,
+        bip152_hb_to: false,
+        bip152_hb_from: false,
+        startingheight: BASE_HEIGHT,
+        presynced_headers: -1,
+        synced_headers: this.height,
+        synced_blocks: this.height,
+        inflight: [],
+        addr_relay_enabled: true,
+        addr_processed: 0,
+        addr_rate_limited: 0,
+        permissions: [],
+        minfeefilter: sats(100),
+        bytessent_per_msg: { ping: bytessent },
+        bytesrecv_per_msg: { pong: bytesrecv },
+        connection_type: inbound ? 'inbound' : 'outbound-full-relay',
+        transport_protocol_type: 'v2',
+        session_id: createHash('sha256').update(`session-${id}`).digest('hex'),
+      }
+    })
   }
 }
 

@@ -2,6 +2,7 @@ import { type Chain, type WalletState, walletBalances, walletInfo } from './chai
 import { estimateSmartFee, getBlockStats } from './fees.ts'
 import { helpListing, helpPage, type NodeVersion } from './help.ts'
 import { getRawMempool } from './mempool.ts'
+import { isValidAddr, parseNetAddr, parseSubNet, singleSubNet } from './netaddr.ts'
 import { typeName, type UniValue, writeIndented } from './univalue.ts'
 
 /** A JSON-RPC error as Core throws it (JSONRPCError). */
@@ -20,9 +21,13 @@ export const RPC_TYPE_ERROR = -3
 export const RPC_INVALID_PARAMETER = -8
 export const RPC_WALLET_NOT_FOUND = -18
 export const RPC_WALLET_NOT_SPECIFIED = -19
+export const RPC_CLIENT_NODE_ALREADY_ADDED = -23
 export const RPC_IN_WARMUP = -28
+export const RPC_CLIENT_NODE_NOT_CONNECTED = -29
+export const RPC_CLIENT_INVALID_IP_OR_SUBNET = -30
 export const RPC_INVALID_REQUEST = -32600
 export const RPC_METHOD_NOT_FOUND = -32601
+export const RPC_INVALID_PARAMS = -32602
 export const RPC_PARSE_ERROR = -32700
 
 const NO_WALLET_LOADED =
@@ -135,8 +140,78 @@ export const METHODS: Record<string, Method> = {
     ],
     run: (ctx, params) => getRawMempool(ctx.chain, params, fail),
   },
+  // src/rpc/net.cpp (v30) from here to clearbanned.
+  disconnectnode: {
+    args: [
+      { name: 'address', type: 'string', required: false },
+      { name: 'nodeid', type: 'number', required: false },
+    ],
+    run(ctx, [address, nodeid]) {
+      const absent = (v: unknown) => v === undefined || v === null
+      let success: boolean
+      if (!absent(address) && absent(nodeid)) success = ctx.chain.peers.disconnectByAddress(address as string)
+      else if (!absent(nodeid) && (absent(address) || address === '')) success = ctx.chain.peers.disconnectById(int64(nodeid))
+      else throw new RpcError(RPC_INVALID_PARAMS, 'Only one of address and nodeid should be provided.')
+      if (!success) throw new RpcError(RPC_CLIENT_NODE_NOT_CONNECTED, 'Node not found in connected nodes')
+      return null
+    },
+  },
+  setban: {
+    args: [
+      { name: 'subnet', type: 'string', required: true },
+      { name: 'command', type: 'string', required: true },
+      { name: 'bantime', type: 'number', required: false },
+      { name: 'absolute', type: 'bool', required: false },
+    ],
+    run(ctx, [subnetArg, command, bantime, absolute]) {
+      // An unknown command is answered with the help text (a runtime_error: RPC_MISC_ERROR).
+      if (command !== 'add' && command !== 'remove')
+        throw new RpcError(RPC_MISC_ERROR, helpPage(ctx.version, 'setban') ?? 'setban')
+      const text = subnetArg as string
+      const isSubnet = text.includes('/')
+      const subnet = isSubnet ? parseSubNet(text) : null
+      const addr = isSubnet ? null : parseNetAddr(text)
+      if (isSubnet ? subnet === null : addr === null || !isValidAddr(addr)) {
+        throw new RpcError(RPC_CLIENT_INVALID_IP_OR_SUBNET, 'Error: Invalid IP/Subnet')
+      }
+      const target = subnet ?? singleSubNet(addr!)
+      const peers = ctx.chain.peers
+      if (command === 'add') {
+        if (isSubnet ? peers.isSubNetBanned(target) : peers.isAddressBanned(addr!)) {
+          throw new RpcError(RPC_CLIENT_NODE_ALREADY_ADDED, 'Error: IP/Subnet already banned')
+        }
+        const seconds = bantime === undefined || bantime === null ? 0 : int64(bantime)
+        const isAbsolute = absolute === true
+        if (isAbsolute && seconds < Math.floor(Date.now() / 1000)) {
+          throw new RpcError(RPC_INVALID_PARAMETER, 'Error: Absolute timestamp is in the past')
+        }
+        peers.ban(target, seconds, isAbsolute)
+        peers.disconnectSubNet(target)
+      } else if (!peers.unban(target)) {
+        throw new RpcError(
+          RPC_CLIENT_INVALID_IP_OR_SUBNET,
+          'Error: Unban failed. Requested address/subnet was not previously manually banned.',
+        )
+      }
+      return null
+    },
+  },
+  listbanned: { args: none, run: (ctx) => ctx.chain.peers.listBans() },
+  clearbanned: {
+    args: none,
+    run(ctx) {
+      ctx.chain.peers.clearBans()
+      return null
+    },
+  },
   getwalletinfo: { args: none, run: (ctx) => walletInfo(wallet(ctx), ctx.chain, ctx.version) },
   getbalances: { args: none, run: (ctx) => walletBalances(wallet(ctx), ctx.chain) },
+}
+
+/** UniValue::getInt<int64_t>: a number that is not an integer in range throws like Core. */
+function int64(value: unknown): number {
+  if (!Number.isSafeInteger(value)) throw new RpcError(RPC_MISC_ERROR, 'JSON integer out of range')
+  return value as number
 }
 
 /** Methods this simulator answers for a node of the given kind (the rest get "Method not found"). */
