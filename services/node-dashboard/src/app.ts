@@ -25,6 +25,7 @@ import { historyPlugin } from './history/plugin.ts'
 import { historyRoutes } from './history/routes.ts'
 import { leasesPlugin } from './leases/plugin.ts'
 import { docsRoutes, openapiPlugin } from './openapi/plugin.ts'
+import { peerRoutes } from './peers/routes.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
 import { DatabaseUnavailableBody } from './schemas.ts'
 import { serviceRoot } from './service-root.ts'
@@ -91,6 +92,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(blocksRoutes)
   await fastify.register(explorerRoutes, { config })
   await fastify.register(actionRoutes, { config })
+  await fastify.register(peerRoutes)
   await fastify.register(docsRoutes)
   // The single-page app: GET / and /static/* (builds web/ into dist/web when missing or stale).
   await fastify.register(webRoutes)

@@ -32,6 +32,7 @@ export const openapiPlugin = fp(
           { name: 'dashboard', description: 'Node state and metric history' },
           { name: 'rpc', description: 'The JSON-RPC explorer' },
           { name: 'actions', description: 'Stop, start and restart the node' },
+          { name: 'peers', description: "The node's peers and bans: list, disconnect, ban, unban" },
           { name: 'health', description: 'Liveness' },
           { name: 'meta', description: 'This API description' },
         ],
