@@ -91,7 +91,11 @@ async function loadCorpus(url: string, count: number) {
   try {
     await migrate(db, path.join(root, 'migrations'))
     // No server runs on this fresh database yet: nobody to tell; the server builds its read model on start.
-    const useCases = createMemeUseCases(db, { memeChanged: async () => {}, catalogChanged: async () => {} }, Fastify().log)
+    const useCases = createMemeUseCases(
+      db,
+      { memeChanged: async () => {}, catalogChanged: async () => {}, aliasesChanged: async () => {} },
+      Fastify().log,
+    )
     const name = new URL(url).pathname.slice(1)
     // The pool's connections stay open until close: their CPU is read before.
     await db.query('SELECT 1')

@@ -32,7 +32,7 @@ import { serviceRoot } from './service-root.ts'
 import { similarRoutes } from './similar/routes.ts'
 import { similarSchemas } from './similar/schemas.ts'
 import { skillRoutes } from './skill/routes.ts'
-import { tagsRepositoryPlugin } from './tags/plugin.ts'
+import { tagsRepositoryPlugin, tagUseCasesPlugin } from './tags/plugin.ts'
 import { tagsRoutes } from './tags/routes.ts'
 import { uploadRoutes } from './uploads/routes.ts'
 import { webRoutes } from './web/routes.ts'
@@ -74,6 +74,7 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   await fastify.register(tagsRepositoryPlugin)
   await fastify.register(readModelPlugin)
   await fastify.register(memeUseCasesPlugin)
+  await fastify.register(tagUseCasesPlugin)
   const readLimit = { bucket: 'read', max: config.READ_RATE_LIMIT, windowSeconds: window }
   await fastify.register(memesRoutes, { readLimit })
   await fastify.register(suggestRoutes, { readLimit })

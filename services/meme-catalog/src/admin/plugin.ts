@@ -2,6 +2,7 @@ import { repositoryPlugin } from '@app/common'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
+import { adminAliasesRoutes } from './aliases-routes.ts'
 import { createAdminAuth } from './auth.ts'
 import { adminMemesRoutes } from './memes-routes.ts'
 import { adminOpenapiRoute, registerAdminSwagger } from './openapi.ts'
@@ -40,11 +41,12 @@ async function admin(fastify: FastifyInstance, { config }: { config: Config }) {
   const rateLimit = { bucket: 'admin', max: config.ADMIN_RATE_LIMIT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }
   await fastify.register(adminMemesRoutes, { rateLimit })
   await fastify.register(adminTagsRoutes, { rateLimit })
+  await fastify.register(adminAliasesRoutes, { rateLimit })
   await fastify.register(adminOpenapiRoute, { rateLimit })
 }
 
 export const adminPlugin = fp(admin, {
   name: 'meme-admin',
   encapsulate: true,
-  dependencies: ['app-database', 'app-rate-limit', 'meme-use-cases'],
+  dependencies: ['app-database', 'app-rate-limit', 'meme-use-cases', 'meme-tag-use-cases'],
 })

@@ -85,12 +85,18 @@ export function createAdminRepository(db: Queryable) {
     },
 
     async listTags(): Promise<Static<typeof AdminTag>[]> {
-      const { rows } = await db.query<{ name: string; created_at: Date | string; meme_count: number }>(
+      const { rows } = await db.query<{ name: string; created_at: Date | string; meme_count: number; aliases: string[] }>(
         `SELECT t.name, t.created_at,
-           (SELECT count(*)::int FROM meme_tags mt JOIN memes m ON m.id = mt.meme_id WHERE mt.tag = t.name AND m.deleted_at IS NULL) AS meme_count
+           (SELECT count(*)::int FROM meme_tags mt JOIN memes m ON m.id = mt.meme_id WHERE mt.tag = t.name AND m.deleted_at IS NULL) AS meme_count,
+           coalesce((SELECT array_agg(a.alias ORDER BY a.alias) FROM tag_aliases a WHERE a.tag = t.name), '{}') AS aliases
          FROM tags t ORDER BY t.name`,
       )
-      return rows.map((r) => ({ name: r.name, createdAt: iso(r.created_at), memeCount: Number(r.meme_count) }))
+      return rows.map((r) => ({
+        name: r.name,
+        createdAt: iso(r.created_at),
+        memeCount: Number(r.meme_count),
+        aliases: r.aliases ?? [],
+      }))
     },
   }
 }

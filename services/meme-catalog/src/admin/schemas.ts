@@ -89,6 +89,9 @@ export const AdminTag = Type.Object({
   name: Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH }),
   createdAt: Type.String({ format: 'date-time' }),
   memeCount: Type.Integer({ minimum: 0, description: 'Memes carrying the tag (any status, not deleted).' }),
+  aliases: Type.Array(Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH }), {
+    description: 'Other names of the tag, sorted: a tag filter or query word naming one finds the tag’s memes.',
+  }),
 })
 
 export const AdminTagList = Type.Object({ tags: Type.Array(AdminTag) })
@@ -105,6 +108,30 @@ export const TagCreateBody = Type.Object(
 )
 
 export const TagNameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) })
+
+export const TagAlias = Type.Object({
+  alias: Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH }),
+  tag: Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH, description: 'The catalog tag the alias stands for.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+export const TagAliasList = Type.Object({ aliases: Type.Array(TagAlias) })
+
+export const AliasCreateBody = Type.Object(
+  {
+    alias: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Normalized like a tag name (trimmed, lowercased, 1..60 characters after that).',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const TagAliasParams = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  alias: Type.String({ minLength: 1, maxLength: 200 }),
+})
 
 /** Statuses every admin route can answer besides its own. */
 export const commonAdminResponses = {

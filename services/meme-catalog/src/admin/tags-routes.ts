@@ -51,7 +51,7 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
         response: withCommon({
           201: described(Type.Object({ tag: AdminTag }), 'The tag was added.'),
           400: errorResponse('Invalid name.'),
-          409: errorResponse('The tag already exists.'),
+          409: errorResponse('The tag already exists, or the name is an alias of a tag.'),
         }),
       },
     },
@@ -59,7 +59,8 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
       const name = normalizeCatalogName(request.body.name)
       const created = await fastify.memeUseCases.createTag(request.adminActor!, name)
       if (!created) throw conflict(`Tag "${name}" already exists.`)
-      const tag = { name: created.name, createdAt: created.createdAt.toISOString(), memeCount: 0 }
+      if ('aliasOf' in created) throw conflict(`"${name}" is an alias of tag "${created.aliasOf}".`)
+      const tag = { name: created.name, createdAt: created.createdAt.toISOString(), memeCount: 0, aliases: [] }
       return reply.code(201).send({ tag })
     },
   )
@@ -71,7 +72,7 @@ export const adminTagsRoutes: FastifyPluginAsyncTypebox<{ rateLimit: RouteRateLi
       schema: {
         operationId: 'adminRemoveTag',
         summary: 'Remove a tag from the catalog and from every meme',
-        description: 'The memes that carried it are re-indexed at once.',
+        description: 'The memes that carried it are re-indexed at once; its aliases are removed with it.',
         tags: ['admin'],
         params: TagNameParams,
         response: withCommon({

@@ -128,7 +128,10 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
   }
 
   // Before the first index build finished: the same page, straight from the database (no q here).
-  async function listFromDatabase(tags: string[], page: number, pageSize: number) {
+  async function listFromDatabase(filters: string[], page: number, pageSize: number) {
+    // A filter naming an alias selects its tag, as in the read model.
+    const named = filters.length > 0 ? await fastify.tags.resolve(filters) : new Map<string, string>()
+    const tags = [...new Set(filters.map((tag) => named.get(tag) ?? tag))]
     let served = page
     let found = await fastify.memes.listPublic({ tags, offset: (page - 1) * pageSize, limit: pageSize })
     const totalPages = Math.ceil(found.total / pageSize)

@@ -25,7 +25,7 @@ export interface MemeEdit {
 }
 
 /** What the write side tells the read model after each commit. */
-export type ReadModelNotifier = Pick<ReadModelReplica, 'memeChanged' | 'catalogChanged'>
+export type ReadModelNotifier = Pick<ReadModelReplica, 'memeChanged' | 'catalogChanged' | 'aliasesChanged'>
 
 export interface InsertOptions {
   /** Runs first in the transaction (locks, checks); false inserts nothing. */
@@ -68,8 +68,9 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
   }
 
   /** Stores memes with their media, tags and caption jobs; the rows inserted (ids already stored are skipped). */
-  async function store(tx: Queryable, memes: NewMeme[]): Promise<MemeRow[]> {
+  async function store(tx: Queryable, given: NewMeme[]): Promise<MemeRow[]> {
     const writes = createMemeWriteRepository(tx)
+    const memes = await withCanonicalTags(tx, given)
     await writes.addToCatalog([...new Set(memes.flatMap((m) => m.tags ?? []))])
     const rows: MemeRow[] = []
     for (let start = 0; start < memes.length; start += INSERT_CHUNK) {
@@ -87,6 +88,14 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
       if (meme.captionJob) await createCaptionJobsRepository(tx).enqueue(meme.id)
     }
     return rows
+  }
+
+  /** The memes with each tag that is an alias replaced by its tag (a new name would shadow the alias). */
+  async function withCanonicalTags(tx: Queryable, memes: NewMeme[]): Promise<NewMeme[]> {
+    const names = [...new Set(memes.flatMap((m) => m.tags ?? []))]
+    if (names.length === 0) return memes
+    const named = await createTagsRepository(tx).resolve(names)
+    return memes.map((m) => (m.tags ? { ...m, tags: [...new Set(m.tags.map((t) => named.get(t) ?? t))] } : m))
   }
 
   async function afterInsert(memes: NewMeme[], rows: MemeRow[]) {
@@ -200,10 +209,12 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
           if (!(await writes.lock(id))) return 'not-found'
           const detail: Record<string, unknown> = {}
           if (tags) {
-            const known = new Set(await createTagsRepository(tx).existing(tags))
-            const unknownTags = tags.filter((t) => !known.has(t))
+            // An alias stands for its tag.
+            const named = await createTagsRepository(tx).resolve(tags)
+            const unknownTags = tags.filter((t) => !named.has(t))
             if (unknownTags.length > 0) throw new Rollback<EditOutcome>({ unknownTags })
-            detail.tags = { from: await writes.setTags(id, tags), to: [...tags].sort() }
+            const canonical = [...new Set(tags.map((t) => named.get(t) as string))]
+            detail.tags = { from: await writes.setTags(id, canonical), to: canonical.sort() }
           }
           if (caption !== undefined) {
             await writes.setCaption(id, caption)
@@ -250,10 +261,13 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
       return written
     },
 
-    /** Adds a tag (already normalized) to the catalog; the new tag, or null when it exists. */
-    async createTag(actor: string, name: string): Promise<{ name: string; createdAt: Date } | null> {
+    /** Adds a tag (already normalized) to the catalog; the new tag, null when it exists, or the tag it is an alias of. */
+    async createTag(actor: string, name: string): Promise<{ name: string; createdAt: Date } | { aliasOf: string } | null> {
       return db.transaction(async (tx) => {
         const tags = createTagsRepository(tx)
+        await tags.lockNames()
+        const aliasOf = await tags.aliasTarget(name)
+        if (aliasOf !== null) return { aliasOf }
         if (!(await tags.create(name))) return null
         await createMemeWriteRepository(tx).audit({ actor, action: 'tag.create', detail: { name } })
         return tags.find(name)
@@ -262,16 +276,22 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
 
     /** Removes a tag from the catalog and from every meme; the memes that carried it, or null when unknown. */
     async deleteTag(actor: string, name: string): Promise<string[] | null> {
-      const memeIds = await db.transaction(async (tx) => {
-        const { deleted, memeIds } = await createTagsRepository(tx).delete(name)
+      const deleted = await db.transaction(async (tx) => {
+        const tags = createTagsRepository(tx)
+        await tags.lockNames()
+        // Its aliases go with it (cascade).
+        const aliases = await tags.aliasesOf(name)
+        const { deleted, memeIds } = await tags.delete(name)
         if (!deleted) return null
         const writes = createMemeWriteRepository(tx)
         await writes.touch(memeIds)
-        await writes.audit({ actor, action: 'tag.delete', detail: { name, memeIds } })
-        return memeIds
+        await writes.audit({ actor, action: 'tag.delete', detail: { name, memeIds, aliases } })
+        return { memeIds, aliases }
       })
-      if (memeIds) await changed(memeIds)
-      return memeIds
+      if (!deleted) return null
+      if (deleted.aliases.length > 0) await readModel.aliasesChanged()
+      await changed(deleted.memeIds)
+      return deleted.memeIds
     },
   }
 }

@@ -235,7 +235,7 @@ export function createMemeWriteRepository(db: Queryable) {
       return rows.map((r) => r.tag).sort()
     },
 
-    /** A captioner's result: replaces caption and tags; tags missing from the catalog (deleted meanwhile) are dropped. */
+    /** A captioner's result: replaces caption and tags (an alias as its tag); names not in the catalog are dropped. */
     async writeCaption(memeId: string, caption: string, tags: string[]): Promise<boolean> {
       const { rowCount } = await db.query(
         'UPDATE memes SET caption = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL',
@@ -244,7 +244,9 @@ export function createMemeWriteRepository(db: Queryable) {
       if (rowCount === 0) return false
       await db.query('DELETE FROM meme_tags WHERE meme_id = $1', [memeId])
       await db.query(
-        'INSERT INTO meme_tags (meme_id, tag) SELECT $1, name FROM tags WHERE name = ANY($2::text[]) ON CONFLICT DO NOTHING',
+        // A tag named by one of its aliases counts as named.
+        `INSERT INTO meme_tags (meme_id, tag) SELECT $1, name FROM tags WHERE name = ANY($2::text[])
+         UNION SELECT $1, tag FROM tag_aliases WHERE alias = ANY($2::text[]) ON CONFLICT DO NOTHING`,
         [memeId, tags],
       )
       return true

@@ -70,6 +70,9 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   private batching = false
   private batch: PostingsBatch | null = null
   private readonly fold = (text: string) => tokenize(text, this.folded)
+  /** Tag aliases: alias name -> tag (for tag filters), and each folded word of an alias -> its tags (for words). */
+  private aliasTags = new Map<string, string>()
+  private aliasWords = new SearchableMap<string[]>()
   // Reused by every query: search is synchronous, so two queries never share it at once.
   private scratch = createScratch(0, 0)
 
@@ -185,7 +188,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     const limit = Math.max(0, Math.floor(query.limit) || 0)
     const words = query.q === undefined ? [] : parseQuery(query.q)
     if (query.q !== undefined && words.length === 0) throw new EmptyQueryError()
-    const tags = [...new Set((query.tags ?? []).map((tag) => tag.toLowerCase()))]
+    const tags = [...new Set((query.tags ?? []).map((tag) => this.resolveTag(tag.toLowerCase())))]
     if (words.length === 0 && tags.length === 0) {
       const slots = this.order.page(offset, limit)
       return { total: this.order.count(), ids: slots.map((slot) => this.columns.ids[slot] as string) }
@@ -210,6 +213,25 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     const { scores, cand } = this.scratch
     const ids = rankTopK({ scores, cand, ...this.columns }, count, offset, limit)
     return { total: count, ids }
+  }
+
+  setAliases(aliases: ReadonlyMap<string, string>): void {
+    const aliasTags = new Map<string, string>()
+    const aliasWords = new SearchableMap<string[]>()
+    for (const [alias, tag] of aliases) {
+      aliasTags.set(alias, tag)
+      for (const word of tokenize(alias)) {
+        const tags = aliasWords.get(word)
+        if (tags === undefined) aliasWords.set(word, [tag])
+        else if (!tags.includes(tag)) tags.push(tag)
+      }
+    }
+    this.aliasTags = aliasTags
+    this.aliasWords = aliasWords
+  }
+
+  resolveTag(name: string): string {
+    return this.aliasTags.get(name) ?? name
   }
 
   suggest(text: string, limit: number, scan = SUGGEST_SCAN): Suggestion[] {
@@ -284,10 +306,29 @@ class SearchIndex implements MemeSearchIndex, TermSink {
         if (distance > 0) consider(postings, distance === 1 ? MATCH_TIERS.typo1 : MATCH_TIERS.typo2)
       }
     }
+    if (this.aliasWords.size > 0) this.expandAliases(word, consider)
     const lists = [...matched.keys()]
     let estimate = 0
     for (const postings of lists) estimate += postings.length
     return { lists, tiers: [...matched.values()], scored: true, estimate }
+  }
+
+  /** A word matching a word of an alias (exact, prefix, typo) matches the alias's tag at that tier. */
+  private expandAliases(word: QueryWord, consider: (postings: Postings, tier: number) => void): void {
+    const tagsAt = (tags: string[], tier: number) => {
+      for (const tag of tags) {
+        const postings = this.tagLists.get(tag)
+        if (postings !== undefined) consider(postings, tier)
+      }
+    }
+    const exact = this.aliasWords.get(word.term)
+    if (exact) tagsAt(exact, MATCH_TIERS.exact)
+    if (word.prefix) for (const tags of this.aliasWords.atPrefix(word.term).values()) tagsAt(tags, MATCH_TIERS.prefix)
+    if (word.maxDistance > 0) {
+      for (const [tags, distance] of this.aliasWords.fuzzyGet(word.term, word.maxDistance).values()) {
+        if (distance > 0) tagsAt(tags, distance === 1 ? MATCH_TIERS.typo1 : MATCH_TIERS.typo2)
+      }
+    }
   }
 
   /** TermSink: one word of the document being added (see upsert). */

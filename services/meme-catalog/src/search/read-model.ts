@@ -167,6 +167,16 @@ export class ReadModel {
     return this.index.complete(word, limit).map((completion) => ({ ...completion, query: before + completion.value }))
   }
 
+  /** Replaces the tag aliases (alias -> catalog tag): filters and query words naming one find the tag's memes. */
+  setAliases(aliases: ReadonlyMap<string, string>): void {
+    this.index.setAliases(aliases)
+  }
+
+  /** The catalog tag a tag filter names (an alias's tag, else the name). */
+  resolveTag(name: string): string {
+    return this.index.resolveTag(name)
+  }
+
   /** Adds or replaces a public meme (with its perceptual hash, when the database gave one). */
   upsert(meme: MemeT & { phash?: string | null }): void {
     // The same fields in the same order as the repository's records: one object shape for every entry.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Database } from '@app/common'
 import type { FastifyBaseLogger } from 'fastify'
 import { createMemesRepository } from '../memes/repository.ts'
+import { createTagsRepository } from '../tags/repository.ts'
 import { ReadModel } from './read-model.ts'
 
 /** NOTIFY channel shared by every instance of the catalog on one database. */
@@ -19,6 +20,7 @@ interface ChangeMessage {
   id?: string
   all?: true
   counts?: string[]
+  aliases?: true
 }
 
 /** This instance's copy of the read model (search index and public records), kept current across instances. */
@@ -34,6 +36,8 @@ export interface ReadModelReplica {
   memeChanged(id: string): Promise<void>
   /** Reloads everything here and in every other instance (bulk changes, e.g. a tag removed). */
   catalogChanged(): Promise<void>
+  /** Call after every committed change of tag aliases: reloads them here and in every other instance. Never rejects. */
+  aliasesChanged(): Promise<void>
   /** New view/download totals written by this instance: applied here, announced to the others. */
   countsChanged(totals: { id: string; view_count: number; download_count: number }[]): Promise<void>
   /**
@@ -54,6 +58,7 @@ export async function createReadModelReplica(
 ): Promise<ReadModelReplica> {
   const origin = randomUUID()
   const repo = createMemesRepository(db)
+  const tagsRepo = createTagsRepository(db)
   let model: ReadModel | null = null
   let closed = false
   let building: Promise<void> | null = null
@@ -63,6 +68,10 @@ export async function createReadModelReplica(
   const chains = new Map<string, Promise<void>>()
   let retryTimer: NodeJS.Timeout | undefined
   const removedListeners: ((id?: string) => void)[] = []
+  // Alias reloads run one at a time (a later one reads a later state); a build reloads them after its swap if one
+  // was asked for while it read.
+  let aliasChain: Promise<void> = Promise.resolve()
+  let aliasesAsked = 0
   let markReady: () => void
   const readyPromise = new Promise<void>((resolve) => {
     markReady = resolve
@@ -81,8 +90,11 @@ export async function createReadModelReplica(
     dirty.clear()
     const started = performance.now()
     // Streamed in batches; changes committed meanwhile are in `dirty` and re-read below, as with one snapshot.
+    const asked = aliasesAsked
     const next = await ReadModel.build(repo.publicBatches(buildBatch, segment))
+    next.setAliases(await readAliases())
     model = next
+    if (aliasesAsked !== asked) void reloadAliases()
     for (const listener of removedListeners) listener()
     markReady()
     log.info({ memes: next.size, ms: Math.round(performance.now() - started) }, 'read model built')
@@ -139,6 +151,25 @@ export async function createReadModelReplica(
     return settled
   }
 
+  async function readAliases(): Promise<Map<string, string>> {
+    return new Map((await tagsRepo.aliases()).map((a) => [a.alias, a.tag]))
+  }
+
+  function reloadAliases(): Promise<void> {
+    aliasesAsked++
+    aliasChain = aliasChain
+      .then(async () => {
+        const aliases = await readAliases()
+        model?.setAliases(aliases)
+      })
+      .catch((error) => {
+        if (closed) return
+        log.warn({ err: error }, 'could not reload tag aliases; resyncing')
+        scheduleResync(1000)
+      })
+    return aliasChain
+  }
+
   async function applyCounts(ids: string[]) {
     const totals = await repo.findCounts(ids)
     for (const t of totals) model?.setCounts(t.id, t.view_count, t.download_count)
@@ -161,6 +192,7 @@ export async function createReadModelReplica(
     }
     if (message.o === origin || closed) return
     if (message.all) void resync()
+    else if (message.aliases) void reloadAliases()
     else if (typeof message.id === 'string') void refresh(message.id)
     else if (Array.isArray(message.counts))
       applyCounts(message.counts.filter((id) => typeof id === 'string')).catch((error) =>
@@ -193,6 +225,10 @@ export async function createReadModelReplica(
     async catalogChanged() {
       await resync()
       await announce({ all: true })
+    },
+    async aliasesChanged() {
+      await reloadAliases()
+      await announce({ aliases: true })
     },
     async countsChanged(totals) {
       for (const t of totals) model?.setCounts(t.id, t.view_count, t.download_count)

@@ -56,6 +56,13 @@ export interface MemeSearchIndex {
    * last-word rule of search, each with the number of memes it finds, most first (see ./complete.ts).
    */
   complete(word: string, limit: number): Completion[]
+  /**
+   * Replaces the tag aliases (alias name -> catalog tag, both as catalog names): a tag filter naming an alias selects
+   * its tag, and a query word matching a word of an alias (by the same rules as text) matches the tag's documents.
+   */
+  setAliases(aliases: ReadonlyMap<string, string>): void
+  /** The catalog tag a tag filter names: the tag an alias stands for, else the name itself. */
+  resolveTag(name: string): string
 }
 
 export interface Completion {

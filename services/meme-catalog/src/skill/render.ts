@@ -249,6 +249,8 @@ shown above. Errors as for an upload: \`400\`, \`411\`, \`413\`, \`415\`, \`429\
 - Small spelling mistakes are tolerated: 1 edit for words of 5-8 letters, 2 for 9 or more, none for shorter words.
 - Results are ordered by relevance, then newest first; without \`q\`, newest first.
 - \`tag\` filters are exact names (lowercased) and are combined with AND, and with \`q\`.
+- Tags can have aliases (admins add them, e.g. "kitty" for "cats"): a \`tag\` filter or a \`q\` word naming an alias
+  finds the tag's memes. \`/api/tags\` and a meme's \`tags\` name the tag itself, never the alias.
 - A \`q\` with no letter or digit (e.g. "!!!") is a 400; an empty \`q\` is the same as no \`q\`.`)
 
   addFixedGiphy('GIPHY-style search', '/v1/gifs/search?q=brulee&limit=1', {

@@ -1,5 +1,14 @@
 import type { Queryable } from '@app/common'
 
+/** Held by every change of tag names or aliases: they share one namespace, checked before the write. */
+const TAG_NAMES_LOCK = 0x7a67_6e61
+
+export interface TagAlias {
+  alias: string
+  tag: string
+  createdAt: Date
+}
+
 /** The one spelling of a tag name: NFC, trimmed, inner whitespace collapsed to one space, lowercase. */
 export function foldTagName(raw: string): string {
   return raw.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
@@ -41,6 +50,56 @@ export function createTagsRepository(db: Queryable) {
         [name],
       )
       return { deleted: Number(rows[0]?.deleted ?? 0) > 0, memeIds: rows[0]?.meme_ids ?? [] }
+    },
+
+    /** Serializes changes of tag names and aliases until the transaction ends (call inside one). */
+    async lockNames(): Promise<void> {
+      await db.query('SELECT pg_advisory_xact_lock($1)', [TAG_NAMES_LOCK])
+    },
+
+    /** Every alias, sorted by alias. */
+    async aliases(): Promise<TagAlias[]> {
+      const { rows } = await db.query<{ alias: string; tag: string; created_at: Date | string }>(
+        'SELECT alias, tag, created_at FROM tag_aliases ORDER BY alias',
+      )
+      return rows.map((r) => ({ alias: r.alias, tag: r.tag, createdAt: new Date(r.created_at) }))
+    },
+
+    /** The aliases of one tag, sorted. */
+    async aliasesOf(tag: string): Promise<string[]> {
+      const { rows } = await db.query<{ alias: string }>('SELECT alias FROM tag_aliases WHERE tag = $1 ORDER BY alias', [tag])
+      return rows.map((r) => r.alias)
+    },
+
+    /** The tag an alias names, or null. */
+    async aliasTarget(alias: string): Promise<string | null> {
+      const { rows } = await db.query<{ tag: string }>('SELECT tag FROM tag_aliases WHERE alias = $1', [alias])
+      return rows[0]?.tag ?? null
+    },
+
+    /** Adds an alias of an existing tag; the caller has checked the namespace under lockNames. */
+    async createAlias(alias: string, tag: string): Promise<TagAlias> {
+      const { rows } = await db.query<{ created_at: Date | string }>(
+        'INSERT INTO tag_aliases (alias, tag) VALUES ($1, $2) RETURNING created_at',
+        [alias, tag],
+      )
+      return { alias, tag, createdAt: new Date(rows[0].created_at) }
+    },
+
+    /** Removes an alias of `tag`; false when the tag has no such alias. */
+    async deleteAlias(alias: string, tag: string): Promise<boolean> {
+      const { rowCount } = await db.query('DELETE FROM tag_aliases WHERE alias = $1 AND tag = $2', [alias, tag])
+      return rowCount > 0
+    },
+
+    /** Of `names` (normalized), the catalog tag each one names: itself, or the tag it is an alias of. */
+    async resolve(names: string[]): Promise<Map<string, string>> {
+      const { rows } = await db.query<{ name: string; tag: string }>(
+        `SELECT name, name AS tag FROM tags WHERE name = ANY($1::text[])
+         UNION ALL SELECT alias, tag FROM tag_aliases WHERE alias = ANY($1::text[])`,
+        [names],
+      )
+      return new Map(rows.map((r) => [r.name, r.tag]))
     },
 
     /** Of `names`, those in the catalog. */

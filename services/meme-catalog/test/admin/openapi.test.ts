@@ -28,12 +28,15 @@ test('GET /admin/openapi.json describes the admin routes only; the public docume
     'GET /api/admin/memes',
     'GET /api/admin/memes/{id}',
     'GET /api/admin/memes/{id}/media',
+    'DELETE /api/admin/tags/{name}/aliases/{alias}',
+    'GET /api/admin/tag-aliases',
     'GET /api/admin/tags',
     'PATCH /api/admin/memes/{id}',
     'POST /api/admin/memes/{id}/approve',
     'POST /api/admin/memes/{id}/recaption',
     'POST /api/admin/memes/{id}/reject',
     'POST /api/admin/tags',
+    'POST /api/admin/tags/{name}/aliases',
   ])
   for (const { path, method, op } of operations) {
     t.same(op.tags, ['admin'], `${method} ${path} is tagged admin`)

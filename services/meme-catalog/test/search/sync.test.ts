@@ -83,7 +83,11 @@ test('a lost notification connection is followed by a full resync', {
   )
   t.ok(killed.rowCount >= 1, 'the LISTEN connection was cut')
   // Written behind the instance's back (a writer that tells no read model): only a resync can find it.
-  const unnoticed = createMemeUseCases(app.db, { memeChanged: async () => {}, catalogChanged: async () => {} }, app.log)
+  const unnoticed = createMemeUseCases(
+    app.db,
+    { memeChanged: async () => {}, catalogChanged: async () => {}, aliasesChanged: async () => {} },
+    app.log,
+  )
   await unnoticed.insert([
     {
       id: 'd'.repeat(64),

@@ -33,15 +33,21 @@ export function nearDuplicates(meme) {
 }
 
 /**
- * The tag catalog from a tag list answer ({tags: [...]} of names or of {name, memeCount}).
+ * The tag catalog from a tag list answer ({tags: [...]} of names or of {name, memeCount, aliases}).
  * @param {any} body
- * @returns {{ name: string, memeCount: number | null }[]}
+ * @returns {{ name: string, memeCount: number | null, aliases: string[] }[]}
  */
 export function catalogTags(body) {
   const list = Array.isArray(body?.tags) ? body.tags : []
   return list
     .map((/** @type {any} */ t) =>
-      typeof t === 'string' ? { name: t, memeCount: null } : { name: t?.name, memeCount: t?.memeCount ?? null },
+      typeof t === 'string'
+        ? { name: t, memeCount: null, aliases: [] }
+        : {
+            name: t?.name,
+            memeCount: t?.memeCount ?? null,
+            aliases: Array.isArray(t?.aliases) ? t.aliases.filter((/** @type {unknown} */ a) => typeof a === 'string') : [],
+          },
     )
     .filter((/** @type {{ name: unknown }} */ t) => typeof t.name === 'string')
 }

@@ -199,15 +199,35 @@ async function loadCatalog() {
   if (tags.length === 0) list.replaceChildren(h('li', { class: 'hint', text: 'No tags yet.' }))
   else
     list.replaceChildren(
-      ...tags.map(({ name, memeCount }) =>
+      ...tags.map(({ name, memeCount, aliases }) =>
         h(
           'li',
           { class: 'chip', 'data-tag': name },
           memeCount === null ? `${name} ` : `${name} (${memeCount}) `,
           h('button', { type: 'button', class: 'danger', 'data-remove': name, 'aria-label': `Remove tag ${name}`, text: '×' }),
+          ...aliases.map((alias) =>
+            h(
+              'span',
+              { class: 'alias', 'data-alias': alias },
+              ` aka ${alias} `,
+              h('button', {
+                type: 'button',
+                class: 'danger',
+                'data-remove-alias': alias,
+                'data-of': name,
+                'aria-label': `Remove alias ${alias} of ${name}`,
+                text: '×',
+              }),
+            ),
+          ),
         ),
       ),
     )
+  /** @type {HTMLSelectElement} */
+  const aliasTag = byId('alias-tag')
+  const chosen = aliasTag.value
+  aliasTag.replaceChildren(...tags.map(({ name }) => h('option', { value: name, text: name })))
+  if (catalog.includes(chosen)) aliasTag.value = chosen
   return true
 }
 
@@ -257,7 +277,32 @@ byId('tag-form').addEventListener('submit', async (event) => {
   await loadQueue()
   say(`Added the tag “${name}”.`)
 })
+byId('alias-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  /** @type {HTMLInputElement} */
+  const input = byId('new-alias')
+  /** @type {HTMLSelectElement} */
+  const tagSelect = byId('alias-tag')
+  const alias = input.value.trim().toLowerCase()
+  const tag = tagSelect.value
+  if (!alias || !tag) return
+  const result = await adminRequest(`/api/admin/tags/${encodeURIComponent(tag)}/aliases`, { method: 'POST', json: { alias } })
+  if (!usable(result)) return
+  input.value = ''
+  await loadCatalog()
+  say(`Added the alias “${alias}” of “${tag}”.`)
+})
 byId('tag-catalog').addEventListener('click', async (event) => {
+  const aliasButton = /** @type {HTMLElement} */ (event.target).closest('button[data-remove-alias]')
+  if (aliasButton instanceof HTMLButtonElement) {
+    const alias = aliasButton.dataset.removeAlias ?? ''
+    const tag = aliasButton.dataset.of ?? ''
+    const path = `/api/admin/tags/${encodeURIComponent(tag)}/aliases/${encodeURIComponent(alias)}`
+    if (!usable(await adminRequest(path, { method: 'DELETE' }))) return
+    await loadCatalog()
+    say(`Removed the alias “${alias}” of “${tag}”.`)
+    return
+  }
   const button = /** @type {HTMLElement} */ (event.target).closest('button[data-remove]')
   if (!(button instanceof HTMLButtonElement)) return
   const name = button.dataset.remove ?? ''
