@@ -24,11 +24,11 @@ test('GET /admin/openapi.json describes the admin routes only; the public docume
   t.same(operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
     'DELETE /api/admin/memes/{id}',
     'DELETE /api/admin/tags/{name}',
+    'DELETE /api/admin/tags/{name}/aliases/{alias}',
     'GET /admin/openapi.json',
     'GET /api/admin/memes',
     'GET /api/admin/memes/{id}',
     'GET /api/admin/memes/{id}/media',
-    'DELETE /api/admin/tags/{name}/aliases/{alias}',
     'GET /api/admin/tag-aliases',
     'GET /api/admin/tags',
     'PATCH /api/admin/memes/{id}',
