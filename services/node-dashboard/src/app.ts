@@ -10,6 +10,8 @@ import compress from '@fastify/compress'
 import type { FastifyInstance } from 'fastify'
 import { actionsPlugin } from './actions/plugin.ts'
 import { actionRoutes } from './actions/routes.ts'
+import { alertsPlugin } from './alerts/plugin.ts'
+import { alertRoutes } from './alerts/routes.ts'
 import { auditPlugin } from './audit/plugin.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { authRoutes } from './auth/routes.ts'
@@ -84,6 +86,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(historyPlugin)
   await fastify.register(dashboardPlugin, { config })
   await fastify.register(blocksPlugin, { config })
+  await fastify.register(alertsPlugin, { config, secret })
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes, { config })
   await fastify.register(settingsRoutes)
@@ -93,6 +96,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(explorerRoutes, { config })
   await fastify.register(actionRoutes, { config })
   await fastify.register(peerRoutes)
+  await fastify.register(alertRoutes)
   await fastify.register(docsRoutes)
   // The single-page app: GET / and /static/* (builds web/ into dist/web when missing or stale).
   await fastify.register(webRoutes)

@@ -44,6 +44,30 @@ export const configSchema = Type.Object({
     default: 'auto',
     description: 'auto (on with the embedded database), on or off: a simulated node in process while no node settings are saved',
   }),
+  ALERT_WEBHOOK_TIMEOUT_MS: Type.Integer({
+    default: 10_000,
+    minimum: 100,
+    maximum: 120_000,
+    description: 'milliseconds one webhook delivery attempt may take, answer included',
+  }),
+  ALERT_WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({
+    default: 5_000,
+    minimum: 100,
+    maximum: 60_000,
+    description: 'milliseconds to connect to a webhook target',
+  }),
+  ALERT_DELIVERY_ATTEMPTS: Type.Integer({
+    default: 6,
+    minimum: 1,
+    maximum: 20,
+    description: 'attempts per notification and target',
+  }),
+  ALERT_RETRY_BASE_MS: Type.Integer({
+    default: 10_000,
+    minimum: 100,
+    maximum: 3_600_000,
+    description: 'milliseconds before the first retry; each next retry waits twice as long (at most 10 minutes)',
+  }),
 })
 
 export type Config = Static<typeof configSchema>

@@ -1,5 +1,5 @@
 /**
- * Audit trail of RPC explorer calls and node actions. For other route authors:
+ * Audit trail of RPC explorer calls, node actions and alert changes and deliveries. For other route authors:
  *   `await fastify.audit.record({ username, kind: 'action', name: 'restart', ok: true, outcome: 'exit 0' })`
  * Record who, what and the outcome only: never params, commands with secrets, or passwords.
  */
@@ -7,8 +7,8 @@ import type { Queryable } from '@app/common'
 
 export interface AuditEntry {
   username: string | null
-  kind: 'rpc' | 'action'
-  /** The RPC method or the action name. */
+  kind: 'rpc' | 'action' | 'alert'
+  /** The RPC method, the action name, or the alert change or delivery. */
   name: string
   ok: boolean
   /** Short result text (an error detail, "ok"); clipped to 500 characters. */

@@ -27,6 +27,15 @@ export interface SampledRound {
   metrics: MetricSample
 }
 
+/** One round as its listeners see it: the summary, or why the node gave none. */
+export interface SamplerRound {
+  at: Date
+  summary: Summary | null
+  error: unknown
+}
+
+export type RoundListener = (round: SamplerRound) => Promise<unknown>
+
 /**
  * Records one metrics row per interval while rpc_url is set. Instances share a lease row so only
  * one samples at a time; a leader that dies is replaced once its lease (3 intervals) runs out.
@@ -37,17 +46,29 @@ export function createSampler(options: SamplerOptions) {
   let timer: NodeJS.Timeout | null = null
   let running: Promise<unknown> = Promise.resolve()
   let latest: SampledRound | null = null
+  const listeners: RoundListener[] = []
+
+  // Listeners run in the leader's round, in order; one that fails does not stop the others or the sampler.
+  async function announce(round: SamplerRound): Promise<void> {
+    for (const listener of listeners) {
+      await listener(round).catch((error) => options.log.warn({ err: error }, 'sampler round listener failed'))
+    }
+  }
 
   async function sampleOnce(): Promise<SampleOutcome> {
     const settings = await options.settings()
     if (!settings.rpc_url) return 'incomplete-settings'
     if (!(await options.leases.take(LEASE, holder, leaseSeconds))) return 'not-leader'
     try {
-      const summary = await options.summary()
+      const summary = await options.summary().catch(async (error) => {
+        await announce({ at: new Date(), summary: null, error })
+        throw error
+      })
       const round = { sampled_at: new Date(summary.updated_at), summary, metrics: metricsFromSummary(summary) }
       await options.metrics.insert(round.sampled_at, round.metrics)
       latest = round
       await options.metrics.prune(options.retentionDays)
+      await announce({ at: round.sampled_at, summary, error: null })
       return 'sampled'
     } catch (error) {
       // A node that is down is routine; one that answers nonsense needs a look.
@@ -73,6 +94,10 @@ export function createSampler(options: SamplerOptions) {
     sampleOnce,
     /** The last round this instance sampled (null before its first, and on an instance that is not the leader). */
     latest: (): SampledRound | null => latest,
+    /** Adds a listener to every round this instance samples (only the lease holder samples). */
+    onRound(listener: RoundListener): void {
+      listeners.push(listener)
+    },
     start() {
       if (!timer) schedule()
     },

@@ -3,6 +3,7 @@ import './styles/screens.css'
 import { api, setSessionLostHandler } from './api.ts'
 import { h, replace } from './dom.ts'
 import { clearActionResult, mountActions } from './screens/actions.ts'
+import { mountAlerts } from './screens/alerts.ts'
 import { mountCharts } from './screens/charts.ts'
 import { mountLogin } from './screens/login.ts'
 import { mountOverview } from './screens/overview.ts'
@@ -22,6 +23,7 @@ const screens: { route: string; label: string; mount: Screen }[] = [
   { route: 'rpc', label: 'RPC explorer', mount: mountRpc },
   { route: 'settings', label: 'Settings', mount: mountSettings },
   { route: 'actions', label: 'Actions', mount: mountActions },
+  { route: 'alerts', label: 'Alerts', mount: mountAlerts },
 ]
 
 const root = document.getElementById('app')!
