@@ -19,6 +19,7 @@ import {
   TargetView,
   TestResult,
 } from './schemas.ts'
+import { MAX_TESTS_IN_FLIGHT } from './service.ts'
 
 const tags = ['alerts']
 const deleted = described(Type.Null(), 'Deleted.')
@@ -178,12 +179,13 @@ export const alertRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         summary: 'Send a test notification to a target now',
         description:
           'One attempt, no retry, bounded by ALERT_WEBHOOK_CONNECT_TIMEOUT_MS and ALERT_WEBHOOK_TIMEOUT_MS; recorded as a ' +
-          'delivery and audited. 200 whatever the target answered: ok, status and error say how it went.',
+          'delivery and audited. 200 whatever the target answered: ok, status and error say how it went. 429 while ' +
+          `${MAX_TESTS_IN_FLIGHT} test notifications are already under way on this instance.`,
         tags,
         params: IdParams,
         response: {
           200: described(TestResult, 'What the target answered.'),
-          ...errorResponse(401, 403, 422),
+          ...errorResponse(401, 403, 422, 429),
           404: targetMissing,
           409: errorAnswer('The stored URL cannot be decrypted (SESSION_SECRET changed): enter it again.'),
         },

@@ -27,6 +27,8 @@ import { postWebhook } from './webhook.ts'
 
 /** Deliveries waiting at most; past it new ones are recorded as dropped (a target down for days must not grow the table). */
 export const MAX_PENDING = 500
+/** Test notifications one instance sends at once; each holds its request for up to the webhook timeout. */
+export const MAX_TESTS_IN_FLIGHT = 4
 
 export interface AlertsDeps {
   db: Database
@@ -117,6 +119,7 @@ function notification(rule: RuleRow, firing: boolean, detail: string, at: Date):
 export function createAlertsService(deps: AlertsDeps) {
   const { db } = deps
   const repo = createAlertsRepository(db)
+  let testsInFlight = 0
   /** One change and its audit row, committed together. */
   const change = <T>(username: string | null, name: string, work: (tx: Queryable) => Promise<{ result: T; outcome: string }>) =>
     db.transaction(async (tx) => {
@@ -124,6 +127,45 @@ export function createAlertsService(deps: AlertsDeps) {
       await createAuditRepository(tx).record({ username, kind: 'alert', name, ok: true, outcome })
       return result
     })
+
+  /** One attempt, no retry: the operator sees at once what the target answered. */
+  async function sendTest(username: string | null, id: number): Promise<Static<typeof TestResult>> {
+    const target = await repo.target(id)
+    if (!target) throw notFound('target', id)
+    const url = deps.box.decrypt(target.url_enc)
+    if (url === null) throw new HttpError(409, 'The stored URL cannot be decrypted (SESSION_SECRET changed): enter it again.')
+    const n: Notification = {
+      event: 'test',
+      rule: null,
+      title: 'Test notification',
+      message: `A test notification from the node dashboard to "${target.name}".`,
+      at: new Date().toISOString(),
+    }
+    const result = await postWebhook(url, webhookBody(target.format, n), deps.policy)
+    return db.transaction(async (tx) => {
+      const r = createAlertsRepository(tx)
+      const deliveryId = await r.insertDelivery(target.id, n)
+      await r.recordAttempt(deliveryId, {
+        state: result.ok ? 'delivered' : 'failed',
+        status: result.status,
+        error: result.error,
+      })
+      await createAuditRepository(tx).record({
+        username,
+        kind: 'alert',
+        name: 'webhook-test',
+        ok: result.ok,
+        outcome: `delivery ${deliveryId} (test) to target ${id} (${target.format}): attempt 1/1, ${attemptText(result)}`,
+      })
+      return {
+        ok: result.ok,
+        status: result.status,
+        error: result.error,
+        duration_ms: result.durationMs,
+        delivery_id: deliveryId,
+      }
+    })
+  }
 
   return {
     async rules() {
@@ -212,41 +254,18 @@ export function createAlertsService(deps: AlertsDeps) {
 
     /** One attempt, no retry: the operator sees at once what the target answered. */
     async testTarget(username: string | null, id: number): Promise<Static<typeof TestResult>> {
-      const target = await repo.target(id)
-      if (!target) throw notFound('target', id)
-      const url = deps.box.decrypt(target.url_enc)
-      if (url === null) throw new HttpError(409, 'The stored URL cannot be decrypted (SESSION_SECRET changed): enter it again.')
-      const n: Notification = {
-        event: 'test',
-        rule: null,
-        title: 'Test notification',
-        message: `A test notification from the node dashboard to "${target.name}".`,
-        at: new Date().toISOString(),
+      if (testsInFlight >= MAX_TESTS_IN_FLIGHT) {
+        const wait = Math.ceil(deps.policy.timeoutMs / 1000)
+        throw new HttpError(429, `${MAX_TESTS_IN_FLIGHT} test notifications are on their way; try again shortly.`, {
+          'Retry-After': wait,
+        })
       }
-      const result = await postWebhook(url, webhookBody(target.format, n), deps.policy)
-      return db.transaction(async (tx) => {
-        const r = createAlertsRepository(tx)
-        const deliveryId = await r.insertDelivery(target.id, n)
-        await r.recordAttempt(deliveryId, {
-          state: result.ok ? 'delivered' : 'failed',
-          status: result.status,
-          error: result.error,
-        })
-        await createAuditRepository(tx).record({
-          username,
-          kind: 'alert',
-          name: 'webhook-test',
-          ok: result.ok,
-          outcome: `delivery ${deliveryId} (test) to target ${id} (${target.format}): attempt 1/1, ${attemptText(result)}`,
-        })
-        return {
-          ok: result.ok,
-          status: result.status,
-          error: result.error,
-          duration_ms: result.durationMs,
-          delivery_id: deliveryId,
-        }
-      })
+      testsInFlight += 1
+      try {
+        return await sendTest(username, id)
+      } finally {
+        testsInFlight -= 1
+      }
     },
 
     async deliveries(limit: number) {

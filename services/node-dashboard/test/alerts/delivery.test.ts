@@ -74,6 +74,13 @@ test('a target that never answers times out; attempts are bounded and the delive
   const tested = await call('POST', `/api/alerts/targets/${target.body.id}/test`)
   t.match(tested.body, { ok: false, status: null, error: 'timeout' })
   t.ok(Date.now() - started < 5000, 'the test call returned after the timeout')
+
+  // At most 4 test notifications wait on targets at once per instance; the fifth is told to come back.
+  const burst = await Promise.all(Array.from({ length: 5 }, () => call('POST', `/api/alerts/targets/${target.body.id}/test`)))
+  t.same(
+    burst.map((res) => res.statusCode).sort(),
+    [200, 200, 200, 200, 429],
+  )
 })
 
 test('a 4xx answer is final: no retry', async (t) => {

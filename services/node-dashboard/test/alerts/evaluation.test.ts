@@ -30,7 +30,11 @@ test('the node stopping, stalling, restarting and warming up: each rule fires on
   ]) {
     t.equal((await call('POST', '/api/alerts/rules', rule)).statusCode, 201)
   }
-  const roundIs = async (expected: string) => t.equal(await app.sampler.sampleOnce(), expected, `a round: ${expected}`)
+  const roundIs = async (expected: string) => {
+    const outcome = await app.sampler.sampleOnce()
+    const why = outcome === expected ? '' : ` (last notification: ${receiver.requests.at(-1)?.body})`
+    t.equal(outcome, expected, `a round: ${expected}${why}`)
+  }
   const received = (n: number) => eventually(() => receiver.requests.length >= n, { what: `${n} notifications` })
 
   await roundIs('sampled')
@@ -58,7 +62,7 @@ test('the node stopping, stalling, restarting and warming up: each rule fires on
   t.equal(receiver.requests.length, 2, 'resolved once')
 
   // Stalled: the node accepts the request and answers nothing within RPC_TIMEOUT_MS.
-  node.setLatency(5000)
+  node.setLatency(8000)
   await roundIs('failed')
   await received(3)
   await roundIs('failed')

@@ -20,7 +20,7 @@ export interface AlertsApp {
 // Fast retries and short timeouts; no sampler tick of its own: tests drive rounds with sampleOnce().
 export const ALERT_TEST_ENV = {
   METRICS_SAMPLE_SECONDS: '3600',
-  RPC_TIMEOUT_MS: '700',
+  RPC_TIMEOUT_MS: '3000',
   ALERT_RETRY_BASE_MS: '200',
   ALERT_DELIVERY_ATTEMPTS: '4',
   ALERT_WEBHOOK_TIMEOUT_MS: '1500',
