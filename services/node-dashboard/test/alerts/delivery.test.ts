@@ -77,10 +77,7 @@ test('a target that never answers times out; attempts are bounded and the delive
 
   // At most 4 test notifications wait on targets at once per instance; the fifth is told to come back.
   const burst = await Promise.all(Array.from({ length: 5 }, () => call('POST', `/api/alerts/targets/${target.body.id}/test`)))
-  t.same(
-    burst.map((res) => res.statusCode).sort(),
-    [200, 200, 200, 200, 429],
-  )
+  t.same(burst.map((res) => res.statusCode).sort(), [200, 200, 200, 200, 429])
 })
 
 test('a 4xx answer is final: no retry', async (t) => {
