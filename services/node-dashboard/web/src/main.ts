@@ -7,6 +7,7 @@ import { mountAlerts } from './screens/alerts.ts'
 import { mountCharts } from './screens/charts.ts'
 import { mountLogin } from './screens/login.ts'
 import { mountOverview } from './screens/overview.ts'
+import { mountPeers } from './screens/peers.ts'
 import { clearRpcHistory, mountRpc } from './screens/rpc.ts'
 import { mountSettings } from './screens/settings.ts'
 
@@ -20,6 +21,7 @@ type Screen = (view: HTMLElement, ctx: ScreenContext) => (() => void) | undefine
 const screens: { route: string; label: string; mount: Screen }[] = [
   { route: 'overview', label: 'Overview', mount: mountOverview },
   { route: 'charts', label: 'Charts', mount: mountCharts },
+  { route: 'peers', label: 'Peers', mount: mountPeers },
   { route: 'rpc', label: 'RPC explorer', mount: mountRpc },
   { route: 'settings', label: 'Settings', mount: mountSettings },
   { route: 'actions', label: 'Actions', mount: mountActions },
