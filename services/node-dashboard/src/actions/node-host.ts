@@ -1,9 +1,8 @@
 import type { Static } from '@sinclair/typebox'
-import type { NodeSettingsRepository } from '../settings/repository.ts'
-import { missingSettings, type NodeSettings } from '../settings/repository.ts'
-import { keyProblem, runSshCommand, SshError, type SshResult, type SshTarget } from '../ssh/client.ts'
+import type { NodeSettings, NodeSettingsRepository } from '../settings/repository.ts'
+import { runSshCommand, SshError, type SshResult, type SshTarget } from '../ssh/client.ts'
 import { startCommand } from '../ssh/command.ts'
-import { readKeyFile } from '../ssh/key-file.ts'
+import { missingSshSettings, SshSettingsError, sshTargetOf } from '../ssh/target.ts'
 import { ActionError } from './errors.ts'
 import type { SshPayload } from './schemas.ts'
 
@@ -23,8 +22,7 @@ interface StartPlan {
 
 /** Checks the start settings (400 naming every missing one) and loads the key, before any work. */
 async function planStart(settings: NodeSettings): Promise<StartPlan> {
-  const missing: string[] = missingSettings(settings, ['ssh_host', 'ssh_username'])
-  if (!settings.ssh_password && !settings.ssh_key_path) missing.push('ssh_password or ssh_key_path')
+  const missing = missingSshSettings(settings)
   if (!settings.config_path) missing.push('config_path')
   if (missing.length > 0) {
     throw new ActionError(400, `Missing node settings needed to start the node over SSH: ${missing.join(', ')}.`)
@@ -32,32 +30,12 @@ async function planStart(settings: NodeSettings): Promise<StartPlan> {
   if (settings.config_path.includes('\0') || settings.node_binary.includes('\0')) {
     throw new ActionError(400, 'config_path and node_binary cannot contain NUL characters.')
   }
-  const target: SshTarget = {
-    host: settings.ssh_host,
-    port: settings.ssh_port || 22,
-    username: settings.ssh_username,
-    password: settings.ssh_password || undefined,
-  }
-  if (settings.ssh_key_path) {
-    let key: string
-    try {
-      key = await readKeyFile(settings.ssh_key_path)
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-      throw new ActionError(400, `ssh_key_path: cannot read the private key file (${reason}).`)
-    }
-    const problem = keyProblem(key)
-    if (problem !== null) {
-      // An encrypted key takes ssh_password as its passphrase.
-      const withPassphrase = settings.ssh_password ? keyProblem(key, settings.ssh_password) : problem
-      if (withPassphrase !== null) {
-        throw new ActionError(400, `ssh_key_path: the file is not a usable private key (${withPassphrase}).`)
-      }
-      target.passphrase = settings.ssh_password
-      // A passphrase is never sent to the server as a login password.
-      target.password = undefined
-    }
-    target.privateKey = key
+  let target: SshTarget
+  try {
+    target = await sshTargetOf(settings)
+  } catch (error) {
+    if (error instanceof SshSettingsError) throw new ActionError(400, error.message)
+    throw error
   }
   return {
     target,
