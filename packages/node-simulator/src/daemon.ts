@@ -188,6 +188,13 @@ async function runNode(node: Node, onReady: () => void): Promise<void> {
 
 /** The command-line entry: exit code and output like bitcoind's. */
 export async function main(argv: string[], scriptPath: string): Promise<void> {
+  // Like bitcoind, -version answers before any config or datadir is read.
+  const early = settingsOf(parseArgs(argv))
+  if (early.flag('version')) {
+    const version = early.get('simversion') ?? '30.0.0'
+    process.stdout.write(`Bitcoin Core daemon version v${version}\nCopyright (C) 2009-2025 The Bitcoin Core developers\n`)
+    process.exit(0)
+  }
   let node: Node
   try {
     node = load(argv)

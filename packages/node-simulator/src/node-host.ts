@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -43,9 +43,11 @@ export interface NodeHost {
   /** The regtest lock directory, as named in "Cannot obtain a lock on directory ...". */
   lockDir: string
   confPath: string
+  /** Where the node writes its RPC cookie at each start (with `cookieAuth`). */
+  cookiePath: string
   port: number
   url: string
-  /** Writes a bitcoin.conf (regtest, rpcuser u / rpcpassword p, the port, the datadir) at `file`. */
+  /** Writes a bitcoin.conf (regtest, rpcuser u / rpcpassword p or none with `cookieAuth`, the port, the datadir). */
   writeConf(file?: string, extra?: string): Promise<string>
   /** Runs bin/bitcoind.sh directly (no SSH). */
   start(args?: string[]): Promise<RunResult>
@@ -57,8 +59,17 @@ export interface NodeHost {
   cleanup(): Promise<void>
 }
 
-/** A data directory and config for a daemonised simulator node, killed at cleanup. */
-export async function createNodeHost({ lockHoldMs = 1500 }: { lockHoldMs?: number } = {}): Promise<NodeHost> {
+/**
+ * A data directory and config for a daemonised simulator node, killed at cleanup. With `cookieAuth` the
+ * config sets no RPC password, so the node authenticates by a cookie file it rewrites at every start.
+ */
+export async function createNodeHost({
+  lockHoldMs = 1500,
+  cookieAuth = false,
+}: {
+  lockHoldMs?: number
+  cookieAuth?: boolean
+} = {}): Promise<NodeHost> {
   const dir = await mkdtemp(path.join(tmpdir(), 'node-host-'))
   const datadir = path.join(dir, 'data')
   await mkdir(datadir)
@@ -69,14 +80,14 @@ export async function createNodeHost({ lockHoldMs = 1500 }: { lockHoldMs?: numbe
     datadir,
     lockDir,
     confPath: path.join(dir, 'bitcoin.conf'),
+    cookiePath: path.join(lockDir, '.cookie'),
     port,
     url: `http://127.0.0.1:${port}/`,
     async writeConf(file = host.confPath, extra = '') {
       const conf = [
         'regtest=1',
         `datadir=${datadir}`,
-        'rpcuser=u',
-        'rpcpassword=p',
+        ...(cookieAuth ? [] : ['rpcuser=u', 'rpcpassword=p']),
         'wallet=w1',
         'simwarmupms=50',
         `simlockholdms=${lockHoldMs}`,
@@ -91,7 +102,8 @@ export async function createNodeHost({ lockHoldMs = 1500 }: { lockHoldMs?: numbe
     async waitReady(timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs
       for (;;) {
-        const reply = await rpc(host.url, 'getblockcount').catch(() => null)
+        const auth = cookieAuth ? await readFile(host.cookiePath, 'utf8').catch(() => '') : 'u:p'
+        const reply = await rpc(host.url, 'getblockcount', [], { auth }).catch(() => null)
         if (reply?.json?.result === 101) return
         if (Date.now() > deadline) throw new Error('node did not become ready')
         await sleep(50)

@@ -7,6 +7,7 @@
  */
 import { HttpError, readCappedText } from '@app/common'
 import type { NodeSettings } from '../settings/repository.ts'
+import type { CookieReader, RpcCookie } from './cookie.ts'
 import { RpcError } from './errors.ts'
 
 export interface RpcCallOptions {
@@ -33,7 +34,12 @@ export interface RpcClientOptions {
   timeoutMs: number
   /** Replies above this size are refused (getblock verbosity 2 of a full block is a few MB). */
   maxReplyBytes?: number
+  /** Reads the node's cookie when rpc_cookie_path is set and rpc_password is not. */
+  cookies?: CookieReader
 }
+
+/** A failed cookie read is kept this long, so a stopped node is not asked over SSH at every call. */
+const COOKIE_FAILURE_MS = 5_000
 
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -64,6 +70,8 @@ function withoutTrailingSlashes(path: string): string {
   return path.slice(0, end)
 }
 
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`
+
 function describeFetchFailure(error: unknown, where: string, timeoutMs: number, method: string): RpcError {
   const e = error as Error & { cause?: { code?: string; message?: string } }
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
@@ -84,8 +92,35 @@ function replyError(error: ErrorObject, method: string): RpcError {
   return new RpcError('rpc', `Node RPC error ${code ?? '?'} on ${method}: ${clip(message)}`, code, message)
 }
 
-export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024 * 1024 }: RpcClientOptions): RpcClient {
+export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024 * 1024, cookies }: RpcClientOptions): RpcClient {
   let nextId = 1
+  // One read shared by concurrent calls; the key names the file and the SSH account it came from.
+  let cookie: { key: string; value: Promise<RpcCookie>; failedAt?: number } | null = null
+
+  function readCookie(s: NodeSettings, stale?: Promise<RpcCookie>): Promise<RpcCookie> {
+    const key = [s.rpc_url, s.rpc_cookie_path, s.ssh_host, s.ssh_port, s.ssh_username, s.ssh_host_key_fingerprint].join('\0')
+    const expired = cookie?.failedAt !== undefined && Date.now() - cookie.failedAt > COOKIE_FAILURE_MS
+    if (!cookies) throw new RpcError('auth', 'Node RPC cookie authentication is not available here.')
+    if (!cookie || cookie.key !== key || expired || (stale && cookie.value === stale)) {
+      const entry: { key: string; value: Promise<RpcCookie>; failedAt?: number } = { key, value: cookies(s) }
+      entry.value.catch(() => {
+        entry.failedAt = Date.now()
+      })
+      cookie = entry
+    }
+    return cookie.value
+  }
+
+  /** The Authorization header: rpc_password wins; else the cookie when its path is set; else none. */
+  async function credentials(s: NodeSettings, stale?: Promise<RpcCookie>) {
+    if (!s.rpc_password && s.rpc_cookie_path) {
+      const read = readCookie(s, stale)
+      const { user, password } = await read
+      return { header: basic(user, password), cookie: read }
+    }
+    if (s.rpc_username || s.rpc_password) return { header: basic(s.rpc_username, s.rpc_password) }
+    return {}
+  }
 
   /** One HTTP exchange; transport and HTTP-level failures throw, the parsed JSON body is returned. */
   async function exchange(body: unknown, label: string, options: RpcCallOptions) {
@@ -95,24 +130,32 @@ export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024
     const url = endpointUrl(s.rpc_url, wallet)
     const where = new URL(url).origin + new URL(url).pathname
     const limit = options.timeoutMs ?? timeoutMs
-    const headers: Record<string, string> = { 'content-type': 'application/json' }
-    if (s.rpc_username || s.rpc_password) {
-      headers.authorization = `Basic ${Buffer.from(`${s.rpc_username}:${s.rpc_password}`, 'utf8').toString('base64')}`
-    }
     const maxBytes = Math.min(options.maxReplyBytes ?? maxReplyBytes, maxReplyBytes)
-    let response: Response
-    let text: string | null
-    try {
-      const signal = AbortSignal.timeout(limit)
-      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'manual' })
-      text = await readCappedText(response, maxBytes)
-    } catch (error) {
-      throw describeFetchFailure(error, where, limit, label)
+    const post = async (authorization?: string) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' }
+      if (authorization) headers.authorization = authorization
+      try {
+        const signal = AbortSignal.timeout(limit)
+        const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'manual' })
+        return { status: response.status, text: await readCappedText(response, maxBytes) }
+      } catch (error) {
+        throw describeFetchFailure(error, where, limit, label)
+      }
+    }
+    let auth = await credentials(s)
+    let { status, text } = await post(auth.header)
+    if (status === 401 && auth.cookie) {
+      // The node restarted and wrote a new cookie: read it once more, and send again if it changed.
+      const used = auth.header
+      auth = await credentials(s, auth.cookie)
+      if (auth.header !== used) ({ status, text } = await post(auth.header))
     }
     if (text === null) throw new RpcError('bad-reply', `Node RPC reply to ${label} exceeded ${maxBytes} bytes.`)
-    const status = response.status
     if (status === 401) {
-      throw new RpcError('auth', 'Node RPC authentication failed (HTTP 401): check rpc_username and rpc_password.')
+      const check = auth.cookie
+        ? `the cookie in ${s.rpc_cookie_path} was refused (is it this node's?)`
+        : 'check rpc_username and rpc_password'
+      throw new RpcError('auth', `Node RPC authentication failed (HTTP 401): ${check}.`)
     }
     if (status === 403) {
       throw new RpcError('forbidden', `Node RPC refused ${label} (HTTP 403 forbidden; see the node's -rpcwhitelist).`)

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createRpcClient, type RpcClient } from './client.ts'
+import { createCookieReader } from './cookie.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,10 +9,20 @@ declare module 'fastify' {
   }
 }
 
+export interface RpcPluginOptions {
+  timeoutMs: number
+  /** Bounds reading the node's cookie over SSH. */
+  sshTimeoutMs: number
+}
+
 /** Decorates `fastify.rpc` (see client.ts), reading the node settings at every call. */
 export const rpcPlugin = fp(
-  async function rpcPlugin(fastify: FastifyInstance, { timeoutMs }: { timeoutMs: number }) {
-    fastify.decorate('rpc', createRpcClient({ settings: () => fastify.settingsCache.get(), timeoutMs }))
+  async function rpcPlugin(fastify: FastifyInstance, { timeoutMs, sshTimeoutMs }: RpcPluginOptions) {
+    const cookies = createCookieReader({
+      sshTimeoutMs,
+      recordHostKey: (fingerprint) => fastify.settingsCache.recordHostKey(fingerprint),
+    })
+    fastify.decorate('rpc', createRpcClient({ settings: () => fastify.settingsCache.get(), timeoutMs, cookies }))
   },
   { name: 'dashboard-rpc', dependencies: ['dashboard-settings'] },
 )

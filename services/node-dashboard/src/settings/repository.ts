@@ -16,6 +16,8 @@ export interface NodeSettings {
   rpc_username: string
   rpc_password: string
   rpc_wallet: string
+  /** bitcoind's `.cookie` file, read when rpc_password is empty (locally, else over SSH). */
+  rpc_cookie_path: string
   config_path: string
   ssh_host: string
   ssh_port: number
@@ -41,6 +43,7 @@ const SETTING_NAMES = [
   'rpc_username',
   'rpc_password',
   'rpc_wallet',
+  'rpc_cookie_path',
   'config_path',
   'ssh_host',
   'ssh_port',

@@ -13,6 +13,7 @@ function rpcOrigin(url: string): string {
 }
 
 /**
+ * The cookie path counts as a secret here: the dashboard sends the file's content to rpc_url.
  * A stored password stays bound to the target it was saved for: an update that moves the RPC origin
  * (scheme, host or port) or the SSH host, port, user or pinned host key clears that password unless
  * the update carries it again. Otherwise whoever holds a session could re-point the target at a
@@ -23,6 +24,9 @@ export function keepSecretsBound(current: NodeSettings, update: NodeSettingsUpda
   const bound = { ...update }
   if (update.rpc_password === undefined && rpcOrigin(next.rpc_url) !== rpcOrigin(current.rpc_url)) {
     bound.rpc_password = ''
+  }
+  if (update.rpc_cookie_path === undefined && rpcOrigin(next.rpc_url) !== rpcOrigin(current.rpc_url)) {
+    bound.rpc_cookie_path = ''
   }
   if (update.ssh_password === undefined && SSH_TARGET.some((name) => next[name] !== current[name])) {
     bound.ssh_password = ''

@@ -39,6 +39,7 @@ export function nodeSettingsFor(sshd: Sshd, host: NodeHost): NodeSettingsUpdate 
     rpc_username: 'u',
     rpc_password: 'p',
     rpc_wallet: '',
+    rpc_cookie_path: '',
     ssh_host: sshd.host,
     ssh_port: sshd.port,
     ssh_username: sshd.username,

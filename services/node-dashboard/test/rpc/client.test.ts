@@ -15,6 +15,7 @@ function settingsFor(url: string, extra: Partial<NodeSettings> = {}): NodeSettin
     rpc_username: 'u',
     rpc_password: PASSWORD,
     rpc_wallet: '',
+    rpc_cookie_path: '',
     config_path: '',
     ssh_host: '',
     ssh_port: 22,

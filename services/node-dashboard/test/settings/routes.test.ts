@@ -17,6 +17,7 @@ test('GET /api/settings starts with defaults and no secrets', async (t) => {
     rpc_username: '',
     rpc_password: '',
     rpc_wallet: '',
+    rpc_cookie_path: '',
     config_path: '',
     ssh_host: '',
     ssh_port: 22,

@@ -82,8 +82,14 @@ test('the dashboard SPA end to end', { skip: chromiumMissing() }, async (t) => {
     t.equal(await page.getByTestId('secret-ssh_password').textContent(), 'not set')
     t.equal(await field('RPC password').isHidden(), true, 'a stored secret is never put back into the form')
 
-    await page.getByTestId('test-connection').click()
-    await eventually(async () => (await page.getByTestId('test-result').textContent())?.includes(`with ${nodeHeight}`))
+    await page.getByTestId('test-rpc').click()
+    await eventually(async () => (await page.getByTestId('test-result').textContent())?.includes(`regtest, ${nodeHeight} blocks`))
+    if (sshd) {
+      await page.getByTestId('test-ssh').click()
+      await eventually(async () =>
+        (await page.getByTestId('test-ssh-result').textContent())?.includes('Bitcoin Core daemon version v30.0.0'),
+      )
+    }
     await browser.screenshot('03-settings-saved')
   })
 

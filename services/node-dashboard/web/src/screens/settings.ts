@@ -19,6 +19,11 @@ const fields: FieldDef[] = [
     type: 'secret',
     hint: 'Cleared when the RPC URL moves to another scheme, host or port, unless you enter it again in the same save.',
   },
+  {
+    name: 'rpc_cookie_path',
+    label: 'RPC cookie file',
+    hint: "Instead of a password: the node's .cookie (e.g. /home/bitcoin/.bitcoin/.cookie), read on this host or over SSH, again after each node restart.",
+  },
   { name: 'rpc_wallet', label: 'Wallet', hint: 'optional; empty shows no wallet card' },
   { name: 'ssh_host', label: 'SSH host' },
   { name: 'ssh_port', label: 'SSH port', type: 'number', hint: '1 to 65535' },
@@ -55,6 +60,7 @@ export function mountSettings(view: HTMLElement, _ctx: ScreenContext): () => voi
   const formError = h('p', { class: 'error', role: 'alert', 'data-testid': 'settings-error' })
   const saved = h('p', { class: 'ok', role: 'status', 'data-testid': 'settings-status' })
   const testResult = h('p', { role: 'status', 'data-testid': 'test-result' })
+  const sshTestResult = h('p', { role: 'status', 'data-testid': 'test-ssh-result' })
   const saveButton = h('button', { type: 'submit', 'data-testid': 'settings-save' }, 'Save')
 
   function clearErrors(): void {
@@ -177,29 +183,31 @@ export function mountSettings(view: HTMLElement, _ctx: ScreenContext): () => voi
     }
   }
 
-  async function testConnection(): Promise<void> {
-    replace(testResult, 'Testing with getblockcount…')
-    testResult.className = 'muted'
+  /** Runs a server-side test with the form as it is (unsaved changes included) and shows what it found. */
+  async function testConnection(kind: 'rpc' | 'ssh', output: HTMLElement): Promise<void> {
+    replace(output, kind === 'rpc' ? 'Testing the RPC connection…' : 'Testing the SSH login…')
+    output.className = 'muted'
     try {
-      const body = await api<Record<string, unknown>>('POST', '/api/rpc/call', {
-        method: 'getblockcount',
-        params: [],
-        wallet: null,
-      })
-      const height = body && typeof body === 'object' && 'result' in body ? body.result : body
-      replace(testResult, `Connected: the node answered getblockcount with ${JSON.stringify(height)}.`)
-      testResult.className = 'ok'
+      const result = await api<{ ok: boolean; failure: string | null; detail: string }>(
+        'POST',
+        `/api/settings/check/${kind}`,
+        collect(),
+      )
+      if (stopped || !result) return
+      replace(output, result.ok ? result.detail : `Failed (${result.failure}): ${result.detail}`)
+      output.className = result.ok ? 'ok' : 'error'
     } catch (error) {
-      replace(testResult, `Connection failed: ${describeError(error)}`)
-      testResult.className = 'error'
+      if (stopped) return
+      replace(output, `Test failed: ${describeError(error)}`)
+      output.className = 'error'
     }
   }
 
   const form = h(
     'form',
     { class: 'card settings', novalidate: true, onsubmit: save, 'aria-labelledby': 'screen-title' },
-    h('fieldset', null, h('legend', null, 'Node RPC'), fields.slice(0, 4).map(fieldRow)),
-    h('fieldset', null, h('legend', null, 'SSH (start and restart)'), fields.slice(4).map(fieldRow)),
+    h('fieldset', null, h('legend', null, 'Node RPC'), fields.slice(0, 5).map(fieldRow)),
+    h('fieldset', null, h('legend', null, 'SSH (start and restart)'), fields.slice(5).map(fieldRow)),
     formError,
     h(
       'div',
@@ -207,13 +215,19 @@ export function mountSettings(view: HTMLElement, _ctx: ScreenContext): () => voi
       saveButton,
       h(
         'button',
-        { type: 'button', class: 'secondary', 'data-testid': 'test-connection', onclick: testConnection },
-        'Test connection',
+        { type: 'button', class: 'secondary', 'data-testid': 'test-rpc', onclick: () => testConnection('rpc', testResult) },
+        'Test RPC',
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'secondary', 'data-testid': 'test-ssh', onclick: () => testConnection('ssh', sshTestResult) },
+        'Test SSH',
       ),
     ),
-    h('p', { class: 'hint' }, 'Test connection uses the saved settings: save first.'),
+    h('p', { class: 'hint' }, 'The tests use the form as it is, without saving it.'),
     saved,
     testResult,
+    sshTestResult,
   )
   replace(view, h('div', { class: 'screen-head' }, h('h1', { id: 'screen-title' }, 'Settings')), form)
   void load()
