@@ -26,6 +26,8 @@ import { explorerRoutes } from './explorer/routes.ts'
 import { historyPlugin } from './history/plugin.ts'
 import { historyRoutes } from './history/routes.ts'
 import { leasesPlugin } from './leases/plugin.ts'
+import { nodeConfigPlugin } from './node-config/repository.ts'
+import { nodeConfigRoutes } from './node-config/routes.ts'
 import { docsRoutes, openapiPlugin } from './openapi/plugin.ts'
 import { peerRoutes } from './peers/routes.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
@@ -84,6 +86,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(auditPlugin)
   await fastify.register(actionsPlugin)
   await fastify.register(historyPlugin)
+  await fastify.register(nodeConfigPlugin)
   await fastify.register(dashboardPlugin, { config })
   await fastify.register(blocksPlugin, { config })
   await fastify.register(alertsPlugin, { config, secret })
@@ -97,6 +100,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(actionRoutes, { config })
   await fastify.register(peerRoutes)
   await fastify.register(alertRoutes)
+  await fastify.register(nodeConfigRoutes, { config })
   await fastify.register(docsRoutes)
   // The single-page app: GET / and /static/* (builds web/ into dist/web when missing or stale).
   await fastify.register(webRoutes)

@@ -21,6 +21,8 @@ export interface SshRunOptions extends SshTarget {
   expectedFingerprint?: string | null
   /** Per stream; the rest is cut with a marker so a chatty command cannot exhaust memory. */
   maxOutputBytes?: number
+  /** Written to the command's stdin, which is then closed (e.g. a file's new content). */
+  input?: Buffer
 }
 
 /** The remote payload of one command. */
@@ -134,6 +136,7 @@ export function runSshCommand(options: SshRunOptions): Promise<SshRunResult> {
       conn.exec(options.command, (error, stream) => {
         if (error) return fail('protocol', `SSH exec failed: ${error.message}`)
         ran = true
+        if (options.input !== undefined) stream.end(options.input)
         let exitCode: number | null = null
         let signal: string | null = null
         stream.on('data', (chunk: Buffer) => stdout.push(chunk))

@@ -6,6 +6,7 @@ import { clearActionResult, mountActions } from './screens/actions.ts'
 import { mountAlerts } from './screens/alerts.ts'
 import { mountCharts } from './screens/charts.ts'
 import { mountLogin } from './screens/login.ts'
+import { mountNodeConfig } from './screens/node-config.ts'
 import { mountOverview } from './screens/overview.ts'
 import { mountPeers } from './screens/peers.ts'
 import { clearRpcHistory, mountRpc } from './screens/rpc.ts'
@@ -26,6 +27,7 @@ const screens: { route: string; label: string; mount: Screen }[] = [
   { route: 'settings', label: 'Settings', mount: mountSettings },
   { route: 'actions', label: 'Actions', mount: mountActions },
   { route: 'alerts', label: 'Alerts', mount: mountAlerts },
+  { route: 'node-config', label: 'Node config', mount: mountNodeConfig },
 ]
 
 const root = document.getElementById('app')!
