@@ -77,3 +77,8 @@ export function formatDateTime(value: Date | number | string | null | undefined)
   const date = value instanceof Date ? value : new Date(value)
   return Number.isNaN(date.getTime()) ? dash : date.toLocaleString('en-GB', { hour12: false })
 }
+
+/** A fee rate in sat/vB (estimates have three decimals; one is what a wallet shows). */
+export function formatFeeRate(value: unknown): string {
+  return isNum(value) ? `${value.toLocaleString('en-US', { maximumFractionDigits: 1 })} sat/vB` : dash
+}

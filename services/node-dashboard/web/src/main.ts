@@ -4,6 +4,7 @@ import { api, setSessionLostHandler } from './api.ts'
 import { h, replace } from './dom.ts'
 import { clearActionResult, mountActions } from './screens/actions.ts'
 import { mountAlerts } from './screens/alerts.ts'
+import { mountBlocks } from './screens/blocks.ts'
 import { mountCharts } from './screens/charts.ts'
 import { mountLogin } from './screens/login.ts'
 import { mountNodeConfig } from './screens/node-config.ts'
@@ -23,6 +24,7 @@ const screens: { route: string; label: string; mount: Screen }[] = [
   { route: 'overview', label: 'Overview', mount: mountOverview },
   { route: 'charts', label: 'Charts', mount: mountCharts },
   { route: 'peers', label: 'Peers', mount: mountPeers },
+  { route: 'blocks', label: 'Blocks', mount: mountBlocks },
   { route: 'rpc', label: 'RPC explorer', mount: mountRpc },
   { route: 'settings', label: 'Settings', mount: mountSettings },
   { route: 'actions', label: 'Actions', mount: mountActions },

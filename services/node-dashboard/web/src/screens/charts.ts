@@ -2,7 +2,7 @@ import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import { ApiError, api, describeError } from '../api.ts'
 import { h, replace } from '../dom.ts'
-import { formatHashrate, formatInt, formatRate } from '../format.ts'
+import { formatFeeRate, formatHashrate, formatInt, formatRate } from '../format.ts'
 import type { ScreenContext } from '../main.ts'
 import { type Point, pointsOf, pointTime, rateSeries, seriesOf } from './chart-data.ts'
 
@@ -51,6 +51,18 @@ const charts: ChartDef[] = [
     format: formatRate,
   },
   {
+    id: 'fees',
+    title: 'Fee estimates (sat/vB)',
+    series: [
+      { label: '1 block', values: (p) => seriesOf(p, 'fee_rate_1') },
+      { label: '3 blocks', values: (p) => seriesOf(p, 'fee_rate_3') },
+      { label: '6 blocks', values: (p) => seriesOf(p, 'fee_rate_6') },
+      { label: '12 blocks', values: (p) => seriesOf(p, 'fee_rate_12') },
+      { label: '144 blocks', values: (p) => seriesOf(p, 'fee_rate_144') },
+    ],
+    format: formatFeeRate,
+  },
+  {
     id: 'hashrate',
     title: 'Network hash rate',
     series: [{ label: 'Hash rate', values: (p) => seriesOf(p, 'network_hashps', 'networkhashps', 'hashrate', 'hash_rate') }],
@@ -62,7 +74,7 @@ function css(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback
 }
 
-const palette = ['--chart-1', '--chart-2']
+const palette = ['--chart-1', '--chart-2', '--chart-3', '--chart-4', '--chart-5']
 
 // Whole-number metrics (height, transactions, peers) get whole-number ticks.
 const integerSteps = [1, 2, 5].flatMap((m) => Array.from({ length: 10 }, (_, e) => m * 10 ** e)).sort((a, b) => a - b)

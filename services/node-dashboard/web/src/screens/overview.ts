@@ -112,6 +112,23 @@ function mempoolCard(mempool: Summary): HTMLElement {
   )
 }
 
+/** estimatesmartfee per target; a node without an estimate says why (a fresh node: "Insufficient data…"). */
+function feesCard(estimates: unknown): HTMLElement | null {
+  if (!Array.isArray(estimates)) return null
+  return card(
+    'Fee estimates',
+    'card-fees',
+    rows(
+      estimates.map((e: Summary): [string, Child] => [
+        `${formatInt(e.conf_target)} ${e.conf_target === 1 ? 'block' : 'blocks'}`,
+        isNum(e.sat_per_vb)
+          ? `${formatNumber(e.sat_per_vb, 1)} sat/vB`
+          : h('span', { class: 'muted' }, Array.isArray(e.errors) && e.errors.length ? String(e.errors[0]) : 'no estimate'),
+      ]),
+    ),
+  )
+}
+
 function miningCard(mining: Summary, chain: Summary): HTMLElement {
   return card(
     'Mining',
@@ -212,6 +229,7 @@ export function mountOverview(view: HTMLElement, ctx: ScreenContext): () => void
         chainCard(chain),
         networkCard(s.network ?? {}),
         mempoolCard(s.mempool ?? {}),
+        feesCard(s.fee_estimates),
         miningCard(s.mining ?? {}, chain),
         uptimeCard(s.uptime),
         s.wallet ? walletCard(s.wallet) : null,
