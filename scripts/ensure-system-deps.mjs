@@ -1,4 +1,4 @@
-// Installs the Debian packages the test suite drives for real (OpenSSH server, Chromium) when they are
+// Installs the Debian packages the test suite drives for real (OpenSSH server, Chromium, Prometheus) when they are
 // missing and this user may install them. Without them the tests that need them skip with a notice.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -9,6 +9,7 @@ const wanted = [
   { bin: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', pkg: 'chromium', for: 'browser tests' },
   { bin: '/usr/bin/ssh-keygen', pkg: 'openssh-client', for: 'SSH test keys' },
   { bin: '/usr/bin/docker-compose', pkg: 'docker-compose', for: 'the docker-compose.yml validation' },
+  { bin: process.env.PROMETHEUS_PATH ?? '/usr/bin/prometheus', pkg: 'prometheus', for: 'the Prometheus scrape test' },
 ]
 
 export function ensureSystemDeps({ extra = [] } = {}) {

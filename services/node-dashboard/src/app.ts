@@ -30,6 +30,8 @@ import { nodeConfigPlugin } from './node-config/repository.ts'
 import { nodeConfigRoutes } from './node-config/routes.ts'
 import { docsRoutes, openapiPlugin } from './openapi/plugin.ts'
 import { peerRoutes } from './peers/routes.ts'
+import { prometheusPlugin } from './prometheus/plugin.ts'
+import { prometheusRoutes } from './prometheus/routes.ts'
 import { rpcPlugin } from './rpc/plugin.ts'
 import { DatabaseUnavailableBody } from './schemas.ts'
 import { serviceRoot } from './service-root.ts'
@@ -76,12 +78,13 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   const secret = await loadSessionSecret(config.SESSION_SECRET, config.DATA_DIR)
   // History answers reach megabytes: JSON, documents and assets go out br/gzip-compressed when the client accepts it.
   await fastify.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'] })
-  // Shared services first (their onRoute hooks must see every route): auth, settings, rpc, audit.
+  // Shared services first (their onRoute hooks must see every route): auth, settings, metrics, rpc, audit.
   await fastify.register(openapiPlugin)
   await fastify.register(leasesPlugin)
   await fastify.register(authPlugin, { config, secret })
   await fastify.register(settingsPlugin, { secret })
   await fastify.register(demoNodePlugin, { config })
+  await fastify.register(prometheusPlugin)
   await fastify.register(rpcPlugin, { timeoutMs: config.RPC_TIMEOUT_MS, sshTimeoutMs: config.SSH_TIMEOUT_MS })
   await fastify.register(auditPlugin)
   await fastify.register(actionsPlugin)
@@ -101,6 +104,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(peerRoutes)
   await fastify.register(alertRoutes)
   await fastify.register(nodeConfigRoutes, { config })
+  await fastify.register(prometheusRoutes, { config })
   await fastify.register(docsRoutes)
   // The single-page app: GET / and /static/* (builds web/ into dist/web when missing or stale).
   await fastify.register(webRoutes)

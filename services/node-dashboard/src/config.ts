@@ -18,6 +18,15 @@ export const configSchema = Type.Object({
   LOGIN_FAILURE_WINDOW_SECONDS: Type.Integer({ default: 900, minimum: 1, description: 'seconds' }),
   RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1, maximum: 600_000, description: 'milliseconds' }),
   RPC_METHOD_DENYLIST: Type.String({ default: '', description: 'comma-separated RPC method names the explorer refuses' }),
+  // Absent: GET /metrics answers 404 like an unknown path.
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      maxLength: 1024,
+      pattern: '^[\\x21-\\x7E]+$',
+      description: 'bearer token of GET /metrics: 16 to 1024 printable ASCII characters without spaces',
+    }),
+  ),
   METRICS_SAMPLE_SECONDS: Type.Integer({ default: 15, minimum: 1, maximum: 86_400, description: 'seconds' }),
   MEMPOOL_FEES_MAX_TXS: Type.Integer({
     default: 5000,

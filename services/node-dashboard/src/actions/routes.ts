@@ -2,6 +2,7 @@ import { HttpError } from '@app/common'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sessionUser } from '../auth/plugin.ts'
 import type { Config } from '../config.ts'
+import { actionOutcome } from '../prometheus/registry.ts'
 import { described, errorResponse } from '../schemas.ts'
 import { sshNodeHost } from './node-host.ts'
 import type { ActionName } from './repository.ts'
@@ -91,6 +92,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
           const detail = `Another node action${other ? ` (${other.action}, started ${new Date(other.started_at).toISOString()})` : ''} is still running; try again when it has finished.`
           await fastify.nodeActions.record(action, username, { ok: false, statusCode: 409, detail })
           await audit(false, detail)
+          fastify.prometheus.recordAction(action, 'conflict')
           throw new HttpError(409, detail)
         }
         const started_at = running.startedAt.toISOString()
@@ -104,6 +106,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
             ssh: steps.ssh,
           })
           await audit(true, outcome)
+          fastify.prometheus.recordAction(action, 'ok')
           request.log.info({ action, ok: true }, 'node action done')
           return { action, started_at, finished_at: finished.toISOString(), ok: true, ...steps }
         } catch (error) {
@@ -112,6 +115,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
           const detail = error instanceof HttpError ? error.message : 'Internal error while running the action.'
           const finished = await fastify.nodeActions.finish(running.id, { ok: false, statusCode: status, detail, ssh: steps.ssh })
           await audit(false, detail)
+          fastify.prometheus.recordAction(action, actionOutcome(status))
           request.log.warn({ action, status, detail }, 'node action failed')
           if (status !== 502) throw error
           // 502 answers carry the action metadata and whatever the node or the remote host said.

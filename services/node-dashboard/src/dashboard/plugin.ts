@@ -25,10 +25,11 @@ export const dashboardPlugin = fp(
       intervalSeconds: config.METRICS_SAMPLE_SECONDS,
       retentionDays: config.HISTORY_RETENTION_DAYS,
       log: fastify.log,
+      onRound: (round) => fastify.prometheus.recordSampleRound(round),
     })
     fastify.decorate('sampler', sampler)
     fastify.addHook('onReady', async () => sampler.start())
     fastify.addHook('onClose', async () => sampler.stop())
   },
-  { name: 'dashboard-summary', dependencies: ['dashboard-rpc', 'dashboard-history', 'dashboard-leases'] },
+  { name: 'dashboard-summary', dependencies: ['dashboard-rpc', 'dashboard-history', 'dashboard-leases', 'dashboard-prometheus'] },
 )

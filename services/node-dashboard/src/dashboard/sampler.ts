@@ -16,6 +16,8 @@ export interface SamplerOptions {
   intervalSeconds: number
   retentionDays: number
   log: { warn: (obj: unknown, msg?: string) => void; debug: (obj: unknown, msg?: string) => void }
+  /** Told every round's outcome, the summary it read (null when none) and why it failed. */
+  onRound?: (round: SampleRound) => void
 }
 
 export type SampleOutcome = 'sampled' | 'not-leader' | 'incomplete-settings' | 'failed'
@@ -36,6 +38,16 @@ export interface SamplerRound {
 
 export type RoundListener = (round: SamplerRound) => Promise<unknown>
 
+export interface SampleRound {
+  outcome: SampleOutcome
+  /** Whether this instance held the sampler lease in this round. */
+  leader: boolean
+  /** The node's state this round read; null when it did not reach the node. */
+  summary: Summary | null
+  /** A failed round: the step that failed (reading the node, or the database) and its error. */
+  failure: { step: 'node' | 'database'; error: unknown } | null
+}
+
 /**
  * Records one metrics row per interval while rpc_url is set. Instances share a lease row so only
  * one samples at a time; a leader that dies is replaced once its lease (3 intervals) runs out.
@@ -55,12 +67,15 @@ export function createSampler(options: SamplerOptions) {
     }
   }
 
-  async function sampleOnce(): Promise<SampleOutcome> {
+  async function sampleRound(): Promise<SampleRound> {
     const settings = await options.settings()
-    if (!settings.rpc_url) return 'incomplete-settings'
-    if (!(await options.leases.take(LEASE, holder, leaseSeconds))) return 'not-leader'
+    if (!settings.rpc_url) return { outcome: 'incomplete-settings', leader: false, summary: null, failure: null }
+    if (!(await options.leases.take(LEASE, holder, leaseSeconds))) {
+      return { outcome: 'not-leader', leader: false, summary: null, failure: null }
+    }
+    let summary: Summary | null = null
     try {
-      const summary = await options.summary().catch(async (error) => {
+      summary = await options.summary().catch(async (error) => {
         await announce({ at: new Date(), summary: null, error })
         throw error
       })
@@ -69,13 +84,26 @@ export function createSampler(options: SamplerOptions) {
       latest = round
       await options.metrics.prune(options.retentionDays)
       await announce({ at: round.sampled_at, summary, error: null })
-      return 'sampled'
+      return { outcome: 'sampled', leader: true, summary, failure: null }
     } catch (error) {
       // A node that is down is routine; one that answers nonsense needs a look.
       if (isRpcError(error, 'bad-reply')) options.log.warn({ err: error }, 'metrics sample skipped: malformed node answer')
       else options.log.debug({ err: error }, 'metrics sample failed')
-      return 'failed'
+      return { outcome: 'failed', leader: true, summary, failure: { step: summary ? 'database' : 'node', error } }
     }
+  }
+
+  async function sampleOnce(): Promise<SampleOutcome> {
+    let round: SampleRound
+    try {
+      round = await sampleRound()
+    } catch (error) {
+      // The settings or the lease could not be read: the database failed before the node was asked.
+      options.onRound?.({ outcome: 'failed', leader: false, summary: null, failure: { step: 'database', error } })
+      throw error
+    }
+    options.onRound?.(round)
+    return round.outcome
   }
 
   function schedule() {

@@ -34,6 +34,7 @@ export const openapiPlugin = fp(
           { name: 'actions', description: 'Stop, start and restart the node' },
           { name: 'peers', description: "The node's peers and bans: list, disconnect, ban, unban" },
           { name: 'health', description: 'Liveness' },
+          { name: 'metrics', description: 'Prometheus metrics' },
           { name: 'meta', description: 'This API description' },
         ],
         components: {
@@ -43,6 +44,11 @@ export const openapiPlugin = fp(
               in: 'cookie',
               name: SESSION_COOKIE,
               description: 'The session cookie POST /api/auth/login sets (HttpOnly, SameSite=Lax, 8 hours).',
+            },
+            metricsToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'The METRICS_TOKEN setting, for a Prometheus scrape job (GET /metrics only).',
             },
           },
         },

@@ -36,6 +36,15 @@ export interface RpcClientOptions {
   maxReplyBytes?: number
   /** Reads the node's cookie when rpc_cookie_path is set and rpc_password is not. */
   cookies?: CookieReader
+  /** Told the duration of every method sent to the node and each method that failed (Prometheus metrics). */
+  observer?: RpcObserver
+}
+
+export interface RpcObserver {
+  /** A method's exchange with the node ended after `seconds` (each method of a batch gets the batch's time). */
+  observe(method: string, seconds: number): void
+  /** A method failed: the exchange that carried it, or the node's error reply to it. */
+  failed(method: string, error: RpcError): void
 }
 
 /** A failed cookie read is kept this long, so a stopped node is not asked over SSH at every call. */
@@ -92,7 +101,13 @@ function replyError(error: ErrorObject, method: string): RpcError {
   return new RpcError('rpc', `Node RPC error ${code ?? '?'} on ${method}: ${clip(message)}`, code, message)
 }
 
-export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024 * 1024, cookies }: RpcClientOptions): RpcClient {
+export function createRpcClient({
+  settings,
+  timeoutMs,
+  maxReplyBytes = 64 * 1024 * 1024,
+  cookies,
+  observer,
+}: RpcClientOptions): RpcClient {
   let nextId = 1
   // One read shared by concurrent calls; the key names the file and the SSH account it came from.
   let cookie: { key: string; value: Promise<RpcCookie>; failedAt?: number } | null = null
@@ -122,10 +137,32 @@ export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024
     return {}
   }
 
-  /** One HTTP exchange; transport and HTTP-level failures throw, the parsed JSON body is returned. */
-  async function exchange(body: unknown, label: string, options: RpcCallOptions) {
+  /** One HTTP exchange, timed for the observer once it has started; every method fails with it when it throws. */
+  async function exchange(body: unknown, label: string, options: RpcCallOptions, methods: string[]) {
     const s = options.settings ?? (await settings())
     if (!s.rpc_url) throw new RpcError('not-configured', 'Node RPC is not configured: set rpc_url in the settings.')
+    if (!observer) return send(body, label, options, s)
+    const started = performance.now()
+    const observeAll = () => {
+      const seconds = (performance.now() - started) / 1000
+      for (const method of methods) observer.observe(method, seconds)
+    }
+    try {
+      const reply = await send(body, label, options, s)
+      observeAll()
+      return reply
+    } catch (error) {
+      // Anything but an RpcError (a wallet name refused before sending) never reached the node.
+      if (error instanceof RpcError) {
+        observeAll()
+        for (const method of methods) observer.failed(method, error)
+      }
+      throw error
+    }
+  }
+
+  /** One HTTP exchange; transport and HTTP-level failures throw, the parsed JSON body is returned. */
+  async function send(body: unknown, label: string, options: RpcCallOptions, s: NodeSettings) {
     const wallet = options.wallet ?? s.rpc_wallet
     const url = endpointUrl(s.rpc_url, wallet)
     const where = new URL(url).origin + new URL(url).pathname
@@ -185,9 +222,11 @@ export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024
 
   return {
     async call<T>(method: string, params: RpcParams = [], options: RpcCallOptions = {}): Promise<T> {
-      const reply = (await exchange({ jsonrpc: '1.0', id: nextId++, method, params }, method, options)) as ReplyObject
+      const reply = (await exchange({ jsonrpc: '1.0', id: nextId++, method, params }, method, options, [method])) as ReplyObject
       if (reply && typeof reply === 'object' && 'result' in reply) return reply.result as T
-      throw new RpcError('bad-reply', `Node RPC answered without a result for ${method}.`)
+      const error = new RpcError('bad-reply', `Node RPC answered without a result for ${method}.`)
+      observer?.failed(method, error)
+      throw error
     },
 
     async batch(calls, options = {}) {
@@ -196,14 +235,24 @@ export function createRpcClient({ settings, timeoutMs, maxReplyBytes = 64 * 1024
       nextId += calls.length
       const body = calls.map((c, i) => ({ jsonrpc: '1.0', id: first + i, method: c.method, params: c.params ?? [] }))
       const label = `batch(${calls.map((c) => c.method).join(',')})`
-      const reply = await exchange(body, label, options)
-      if (!Array.isArray(reply)) throw new RpcError('bad-reply', `Node RPC answered a batch without an array (${label}).`)
+      const methods = calls.map((c) => c.method)
+      const reply = await exchange(body, label, options, methods)
+      if (!Array.isArray(reply)) {
+        const error = new RpcError('bad-reply', `Node RPC answered a batch without an array (${label}).`)
+        for (const method of methods) observer?.failed(method, error)
+        throw error
+      }
       const byId = new Map<unknown, ReplyObject>(reply.map((item: ReplyObject) => [item?.id, item]))
-      return calls.map((c, i) => {
+      return calls.map((c, i): BatchOutcome => {
         const item = byId.get(first + i)
-        if (!item) return { ok: false as const, error: new RpcError('bad-reply', `Node RPC batch reply lacks ${c.method}.`) }
-        if (item.error) return { ok: false as const, error: replyError(item.error, c.method) }
-        return { ok: true as const, result: item.result }
+        const error = !item
+          ? new RpcError('bad-reply', `Node RPC batch reply lacks ${c.method}.`)
+          : item.error
+            ? replyError(item.error, c.method)
+            : null
+        if (!error) return { ok: true, result: item?.result }
+        observer?.failed(c.method, error)
+        return { ok: false, error }
       })
     },
   }

@@ -15,14 +15,15 @@ export interface RpcPluginOptions {
   sshTimeoutMs: number
 }
 
-/** Decorates `fastify.rpc` (see client.ts), reading the node settings at every call. */
+/** Decorates `fastify.rpc` (see client.ts), reading the node settings at every call; timed in the metrics. */
 export const rpcPlugin = fp(
   async function rpcPlugin(fastify: FastifyInstance, { timeoutMs, sshTimeoutMs }: RpcPluginOptions) {
     const cookies = createCookieReader({
       sshTimeoutMs,
       recordHostKey: (fingerprint) => fastify.settingsCache.recordHostKey(fingerprint),
     })
-    fastify.decorate('rpc', createRpcClient({ settings: () => fastify.settingsCache.get(), timeoutMs, cookies }))
+    const settings = () => fastify.settingsCache.get()
+    fastify.decorate('rpc', createRpcClient({ settings, timeoutMs, cookies, observer: fastify.prometheus.rpcObserver }))
   },
-  { name: 'dashboard-rpc', dependencies: ['dashboard-settings'] },
+  { name: 'dashboard-rpc', dependencies: ['dashboard-settings', 'dashboard-prometheus'] },
 )

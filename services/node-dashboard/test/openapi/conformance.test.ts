@@ -14,7 +14,8 @@ const RPC_PASSWORD = 'conformance-rpc-Secret'
 const ACCEPTED_WARNINGS = /^warn (info-license|operation-4xx-response):/
 
 // One instance for the file; the failed-login budget is small so the 429 is reachable.
-const app = await build(t, { env: { LOGIN_MAX_FAILURES: '2', RPC_METHOD_DENYLIST: 'stop' } })
+const METRICS_TOKEN = 'conformance-metrics-token'
+const app = await build(t, { env: { LOGIN_MAX_FAILURES: '2', RPC_METHOD_DENYLIST: 'stop', METRICS_TOKEN } })
 const doc = app.swagger() as Json
 const { test } = t
 
@@ -39,8 +40,10 @@ test('servers, the session scheme, public and protected operations, and what sta
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     for (const [method, op] of Object.entries<Json>(item)) {
       const name = `${method.toUpperCase()} ${path}`
-      const expected = publicOperations.includes(name) ? [] : [{ sessionCookie: [] }]
-      t.same(op.security, expected, `${name}: ${expected.length ? 'needs the session' : 'public'}`)
+      // Prometheus scrapes with the METRICS_TOKEN bearer token, not a session.
+      const protectedBy = name === 'GET /metrics' ? [{ metricsToken: [] }] : [{ sessionCookie: [] }]
+      const expected = publicOperations.includes(name) ? [] : protectedBy
+      t.same(op.security, expected, `${name}: ${expected.length ? `needs ${Object.keys(expected[0])[0]}` : 'public'}`)
     }
   }
   const paths = Object.keys(doc.paths)
@@ -50,6 +53,8 @@ test('servers, the session scheme, public and protected operations, and what sta
   )
   t.equal(doc.paths['/api/auth/login'].post.operationId, 'login')
   t.equal(doc.paths['/api/dashboard/summary'].get.operationId, 'getDashboardSummary')
+  t.match(doc.components.securitySchemes.metricsToken, { type: 'http', scheme: 'bearer' })
+  t.ok(doc.paths['/metrics'].get.responses['200'].content['text/plain'], 'the metrics are documented as text/plain')
 })
 
 test('the committed openapi.json is the document the routes generate (pnpm openapi:export)', async (t) => {
@@ -105,6 +110,8 @@ test('every header a live answer carries is documented on the response that sent
     [['get', '/api/rpc/help/{method_name}'], { url: '/api/rpc/help/getblockcount', headers: session }, 200],
     [['get', '/api/rpc/help/{method_name}'], { url: '/api/rpc/help/nosuchmethod', headers: session }, 404],
     [['post', '/api/actions/stop'], { method: 'POST', url: '/api/actions/stop' }, 401],
+    [['get', '/metrics'], { url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } }, 200],
+    [['get', '/metrics'], { url: '/metrics', headers: { authorization: 'Bearer wrong' } }, 401],
     [['post', '/api/auth/logout'], { method: 'POST', url: '/api/auth/logout', headers: session }, 200],
     [['post', '/api/auth/logout'], { method: 'POST', url: '/api/auth/logout' }, 401],
     [['post', '/api/auth/login'], { method: 'POST', url: '/api/auth/login', payload: { username: 'admin' } }, 422],

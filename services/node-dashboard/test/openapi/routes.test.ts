@@ -20,6 +20,7 @@ test('GET /openapi.json is the OpenAPI 3.1 document of the dashboard, built from
     ['post', '/api/rpc/call'],
     ['get', '/api/rpc/commands'],
     ['get', '/api/rpc/help/{method_name}'],
+    ['get', '/metrics'],
   ]) {
     const operation = doc.paths[path]?.[method]
     t.ok(operation, `${method.toUpperCase()} ${path}`)
