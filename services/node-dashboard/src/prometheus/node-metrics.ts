@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { Summary } from '../dashboard/summary.ts'
+import { PEER_NETWORKS } from '../peers/counts.ts'
 
 type Json = Record<string, unknown>
 
@@ -26,7 +27,11 @@ export function createNodeMetrics(registry: Registry) {
   const ibd = gauge('bitcoind_initial_block_download', '1 while the node is in initial block download')
   const difficulty = gauge('bitcoind_difficulty', 'Proof-of-work difficulty of the tip')
   const hashRate = gauge('bitcoind_network_hashes_per_second', 'Estimated network hash rate (getmininginfo networkhashps)')
-  const peers = gauge('bitcoind_peers', 'Connected peers by direction (in, out)', ['direction'])
+  const peers = gauge('bitcoind_peers', 'Connected peers by direction (inbound, outbound) and network (getpeerinfo)', [
+    'direction',
+    'network',
+  ])
+  const connections = gauge('bitcoind_connections', 'Connections by direction as getnetworkinfo counts them', ['direction'])
   const mempoolTx = gauge('bitcoind_mempool_transactions', 'Transactions in the mempool')
   const mempoolVbytes = gauge('bitcoind_mempool_vbytes', 'Sum of the virtual sizes of the mempool transactions')
   const mempoolUsage = gauge('bitcoind_mempool_usage_bytes', 'Memory the mempool takes')
@@ -37,7 +42,7 @@ export function createNodeMetrics(registry: Registry) {
   // Totals the node counts since it started: counters (a node restart is a counter reset to Prometheus).
   const sent = new Counter({ name: 'bitcoind_sent_bytes_total', help: 'Bytes the node sent to peers', registers })
   const received = new Counter({ name: 'bitcoind_received_bytes_total', help: 'Bytes the node received', registers })
-  const all = [sampledAt, blocks, headers, progress, ibd, difficulty, hashRate, peers]
+  const all = [sampledAt, blocks, headers, progress, ibd, difficulty, hashRate, peers, connections]
   const rest = [mempoolTx, mempoolVbytes, mempoolUsage, mempoolMax, mempoolMinFee, uptime, balance, sent, received]
 
   const put = (metric: Gauge, value: unknown) => {
@@ -66,11 +71,18 @@ export function createNodeMetrics(registry: Registry) {
     if (typeof s.chain.initialblockdownload === 'boolean') ibd.set(s.chain.initialblockdownload ? 1 : 0)
     put(difficulty, s.chain.difficulty)
     put(hashRate, s.mining.networkhashps)
-    // Older nodes report only the total `connections`.
+    // Every network is present (0 when none), so a series never vanishes while the node is read.
+    if (s.peers) {
+      for (const network of PEER_NETWORKS) {
+        peers.set({ direction: 'inbound', network }, s.peers.by_network[network].inbound)
+        peers.set({ direction: 'outbound', network }, s.peers.by_network[network].outbound)
+      }
+    }
+    // Also without getpeerinfo (a -rpcwhitelist without it); older nodes report only the total `connections`.
     const inbound = num(s.network.connections_in)
     const outbound = num(s.network.connections_out) ?? num(s.network.connections)
-    if (inbound !== null) peers.set({ direction: 'in' }, inbound)
-    if (outbound !== null) peers.set({ direction: 'out' }, outbound)
+    if (inbound !== null) connections.set({ direction: 'inbound' }, inbound)
+    if (outbound !== null) connections.set({ direction: 'outbound' }, outbound)
     put(mempoolTx, s.mempool.size)
     put(mempoolVbytes, s.mempool.bytes)
     put(mempoolUsage, s.mempool.usage)

@@ -11,10 +11,10 @@ const EXAMPLE = [
   '# HELP bitcoind_blocks Height of the most-work fully validated chain (getblockchaininfo blocks)',
   '# TYPE bitcoind_blocks gauge',
   'bitcoind_blocks 923456',
-  '# HELP bitcoind_peers Connected peers by direction (in, out)',
+  '# HELP bitcoind_peers Connected peers by direction (inbound, outbound) and network (getpeerinfo)',
   '# TYPE bitcoind_peers gauge',
-  'bitcoind_peers{direction="in"} 8',
-  'bitcoind_peers{direction="out"} 10',
+  'bitcoind_peers{direction="inbound",network="ipv4"} 8',
+  'bitcoind_peers{direction="outbound",network="ipv4"} 10',
   '',
 ].join('\n')
 

@@ -80,7 +80,7 @@ test("node values come from the sampler's latest round: a scrape never calls the
   }
   t.equal(await app.sampler.sampleOnce(), 'sampled')
   const afterRound = sim.requests.length
-  t.equal(afterRound, 2, 'one round: the node batch and the wallet batch')
+  t.equal(afterRound, 3, 'one round: the node batch, getpeerinfo and the wallet batch')
   const first = await scrape()
   const heightThen = sim.chain.height
   t.equal(sampleValue(first, 'bitcoind_up'), 1)
@@ -98,6 +98,21 @@ test("node values come from the sampler's latest round: a scrape never calls the
   t.type(sampleValue(first, 'bitcoind_sent_bytes_total'), 'number')
   const balances = (await app.rpc.call<{ mine: { trusted: number } }>('getbalances', [], { wallet: 'w1' })).mine
   t.equal(sampleValue(first, 'bitcoind_wallet_balance_btc', { state: 'trusted' }), balances.trusted)
+  const peerInfo = await app.rpc.call<{ inbound: boolean; network: string }[]>('getpeerinfo', [], { wallet: '' })
+  t.equal(peerInfo.length, 3, 'the simulated node has peers')
+  const peerSeries = first.filter((s) => s.name === 'bitcoind_peers')
+  t.equal(peerSeries.length, 14, 'every direction and network pair is present')
+  for (const direction of ['inbound', 'outbound']) {
+    for (const network of ['ipv4', 'ipv6', 'onion', 'i2p', 'cjdns', 'not_publicly_routable', 'other']) {
+      const expected = peerInfo.filter((p) => p.inbound === (direction === 'inbound') && p.network === network).length
+      t.equal(sampleValue(first, 'bitcoind_peers', { direction, network }), expected, `${direction} ${network}`)
+    }
+  }
+  const networkInfo = await app.rpc.call<{ connections_in: number; connections_out: number }>('getnetworkinfo', [], {
+    wallet: '',
+  })
+  t.equal(sampleValue(first, 'bitcoind_connections', { direction: 'inbound' }), networkInfo.connections_in)
+  t.equal(sampleValue(first, 'bitcoind_connections', { direction: 'outbound' }), networkInfo.connections_out)
   t.equal(sampleValue(first, 'node_dashboard_sampler_runs_total', { outcome: 'sampled' }), 1)
   t.equal(sampleValue(first, 'node_dashboard_sampler_leader'), 1)
   t.equal(sampleValue(first, 'node_dashboard_rpc_duration_seconds_count', { method: 'getblockchaininfo' }), 1)

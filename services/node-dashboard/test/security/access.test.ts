@@ -21,9 +21,7 @@ const PUBLIC = ['GET /api/health', 'GET /api/ready', 'GET /api/auth/me', 'POST /
 const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
 const operations: (Operation & { secured: boolean; security: string })[] = Object.entries<
   Record<string, { security?: unknown[] }>
->(
-  doc.paths,
-).flatMap(([template, ops]) =>
+>(doc.paths).flatMap(([template, ops]) =>
   Object.entries(ops).map(([method, op]) => ({
     method: method.toUpperCase() as Method,
     url: template.replace(/\{(\w+)\}/g, (_, name: string) => PATH_VALUES[name] ?? 'x'),
