@@ -38,12 +38,17 @@ export function createNodeMetrics(registry: Registry) {
   const mempoolMax = gauge('bitcoind_mempool_max_bytes', 'Maximum memory of the mempool (-maxmempool)')
   const mempoolMinFee = gauge('bitcoind_mempool_min_fee_btc_per_kvb', 'Lowest fee rate the mempool accepts, BTC/kvB')
   const uptime = gauge('bitcoind_uptime_seconds', 'Seconds since the node started')
+  const feeEstimate = gauge(
+    'bitcoind_fee_estimate_sat_per_vbyte',
+    'estimatesmartfee by confirmation target in blocks (1, 3, 6, 12, 144), sat/vB',
+    ['target_blocks'],
+  )
   const balance = gauge('bitcoind_wallet_balance_btc', 'Balance of the rpc_wallet wallet by state, BTC', ['state'])
   // Totals the node counts since it started: counters (a node restart is a counter reset to Prometheus).
   const sent = new Counter({ name: 'bitcoind_sent_bytes_total', help: 'Bytes the node sent to peers', registers })
   const received = new Counter({ name: 'bitcoind_received_bytes_total', help: 'Bytes the node received', registers })
   const all = [sampledAt, blocks, headers, progress, ibd, difficulty, hashRate, peers, connections]
-  const rest = [mempoolTx, mempoolVbytes, mempoolUsage, mempoolMax, mempoolMinFee, uptime, balance, sent, received]
+  const rest = [mempoolTx, mempoolVbytes, mempoolUsage, mempoolMax, mempoolMinFee, uptime, feeEstimate, balance, sent, received]
 
   const put = (metric: Gauge, value: unknown) => {
     const n = num(value)
@@ -89,6 +94,9 @@ export function createNodeMetrics(registry: Registry) {
     put(mempoolMax, s.mempool.maxmempool)
     put(mempoolMinFee, s.mempool.mempoolminfee)
     put(uptime, s.uptime)
+    for (const estimate of s.fee_estimates ?? []) {
+      if (estimate.sat_per_vb !== null) feeEstimate.set({ target_blocks: String(estimate.conf_target) }, estimate.sat_per_vb)
+    }
     total(sent, s.network.totalbytessent)
     total(received, s.network.totalbytesrecv)
     if (s.wallet) {

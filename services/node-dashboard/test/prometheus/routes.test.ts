@@ -126,6 +126,26 @@ test("node values come from the sampler's latest round: a scrape never calls the
   t.equal(await app.sampler.sampleOnce(), 'sampled')
   t.equal(sampleValue(await scrape(), 'bitcoind_blocks'), heightThen + 2, 'the next round shows the new tip')
 
+  const fees = (samples: ReturnType<typeof parseExposition>) =>
+    samples.filter((s) => s.name === 'bitcoind_fee_estimate_sat_per_vbyte').map((s) => [s.labels.target_blocks, s.value])
+  t.same(fees(first), [], 'a fresh node has no fee estimate: absent, not 0')
+  for (let i = 0; i < 20; i++) {
+    sim.addTransactions(2)
+    sim.mine(1)
+  }
+  t.equal(await app.sampler.sampleOnce(), 'sampled')
+  const estimates = app.sampler.latest()?.summary.fee_estimates ?? []
+  t.equal(estimates.length, 5)
+  t.ok(
+    estimates.every((e) => e.sat_per_vb !== null && e.sat_per_vb > 0),
+    'the node estimates every target now',
+  )
+  t.same(
+    fees(await scrape()),
+    estimates.map((e) => [String(e.conf_target), e.sat_per_vb]),
+    "sat/vB per target, the round's estimates",
+  )
+
   await app.settingsCache.update({ rpc_wallet: '' })
   t.equal(await app.sampler.sampleOnce(), 'sampled')
   t.equal(sampleValue(await scrape(), 'bitcoind_wallet_balance_btc'), undefined, 'no wallet, no balance')
