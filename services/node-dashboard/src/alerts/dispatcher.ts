@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Database } from '@app/common'
 import { createAuditRepository } from '../audit/repository.ts'
 import type { SecretBox } from '../settings/crypto.ts'
@@ -41,6 +42,9 @@ interface DispatcherOptions {
  * claim (claimed_until, FOR UPDATE SKIP LOCKED) gives each delivery to one of them, and a claim left
  * by an instance that died runs out so another retries it.
  */
+/** How long close waits for a claim loop (each query is bounded only by the database). */
+const STOP_WAIT_MS = 3000
+
 export function createDispatcher(options: DispatcherOptions) {
   const repo = createAlertsRepository(options.db)
   const audit = createAuditRepository(options.db)
@@ -132,7 +136,8 @@ export function createDispatcher(options: DispatcherOptions) {
       stopped = true
       if (timer) clearInterval(timer)
       timer = null
-      await current
+      // A claim loop stuck on a database that stopped answering must not hold the shutdown forever.
+      await Promise.race([current, sleep(STOP_WAIT_MS, undefined, { ref: false })])
       await Promise.allSettled([...running])
     },
   }
