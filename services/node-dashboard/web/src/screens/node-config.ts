@@ -1,24 +1,8 @@
+import type { NodeConfigSaved, NodeConfigView } from '../../../src/node-config/use-cases.ts'
 import { ApiError, api, describeError } from '../api.ts'
 import { setTopOption } from '../conf-edit.ts'
 import { h, replace } from '../dom.ts'
 import type { ScreenContext } from '../main.ts'
-
-interface ConfigView {
-  path: string
-  sha256: string
-  size: number
-  text: string
-  masked_secrets: number
-  options: Record<string, string>
-  problem: string | null
-}
-
-interface ConfigSaved extends ConfigView {
-  saved: boolean
-  backup_path: string | null
-  diff: string
-  restart_needed: boolean
-}
 
 /** The common options offered as fields; everything else is edited in the text. */
 const OPTIONS: { key: string; label: string; hint: string }[] = [
@@ -36,7 +20,7 @@ const OPTIONS: { key: string; label: string; hint: string }[] = [
 
 export function mountNodeConfig(view: HTMLElement, ctx: ScreenContext): () => void {
   let stopped = false
-  let loaded: ConfigView | null = null
+  let loaded: NodeConfigView | null = null
   const info = h('p', { 'data-testid': 'config-info', class: 'muted' }, 'Loading the config file over SSH…')
   const problem = h('p', { class: 'error', role: 'alert', 'data-testid': 'config-error' })
   const status = h('div', { role: 'status', 'data-testid': 'config-status' })
@@ -85,7 +69,7 @@ export function mountNodeConfig(view: HTMLElement, ctx: ScreenContext): () => vo
     return h('div', { class: 'field' }, h('label', { for: id }, label), input, h('p', { id: `${id}-hint`, class: 'hint' }, hint))
   })
 
-  function show(config: ConfigView): void {
+  function show(config: NodeConfigView): void {
     loaded = config
     textarea.value = config.text
     for (const [key, input] of inputs) input.value = config.options[key] ?? ''
@@ -99,7 +83,7 @@ export function mountNodeConfig(view: HTMLElement, ctx: ScreenContext): () => vo
 
   async function load(): Promise<void> {
     try {
-      const config = await api<ConfigView>('GET', '/api/node/config')
+      const config = await api<NodeConfigView>('GET', '/api/node/config')
       if (!stopped && config) show(config)
     } catch (error) {
       if (stopped || (error instanceof ApiError && error.status === 401)) return
@@ -114,7 +98,7 @@ export function mountNodeConfig(view: HTMLElement, ctx: ScreenContext): () => vo
     replace(problem, '')
     replace(status, 'Saving…')
     try {
-      const saved = await api<ConfigSaved>('PUT', '/api/node/config', { text: textarea.value, sha256: loaded.sha256 })
+      const saved = await api<NodeConfigSaved>('PUT', '/api/node/config', { text: textarea.value, sha256: loaded.sha256 })
       if (stopped || !saved) return
       show(saved)
       replace(
