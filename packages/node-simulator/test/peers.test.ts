@@ -94,3 +94,22 @@ test('expired bans leave the list', async (t) => {
   t.same((await call(sim.url, 'listbanned')).result, [])
   t.equal((await call(sim.url, 'setban', ['9.9.9.9', 'add'])).result, null, 'an expired ban does not block a new one')
 })
+
+test('the network methods answer help and a wrong argument count with their whole v30 help page', async (t) => {
+  const sim = await startNodeSimulator({ peers: 2 })
+  t.teardown(() => sim.close())
+  const wrongCounts: Array<[string, unknown[]]> = [
+    ['disconnectnode', ['127.0.0.2:18444', 0, 'extra']],
+    ['setban', ['1.2.3.4']],
+    ['listbanned', [true]],
+    ['clearbanned', [1]],
+  ]
+  for (const [method, params] of wrongCounts) {
+    const page = (await call(sim.url, 'help', [method])).result as string
+    t.match(page, /\nArguments:\n|\nResult:\n/, `${method}: help is the whole page, not the synopsis`)
+    t.match(page, /\nExamples:\n> bitcoin-cli /, `${method}: with its examples`)
+    t.ok(page.endsWith('/\n'), `${method}: one trailing newline, as the node sends it`)
+    t.same((await call(sim.url, method, params)).error, { code: -1, message: page }, `${method}: wrong count`)
+  }
+  t.match((await call(sim.url, 'help', ['setban'])).result, /^setban "subnet" "command" \( bantime absolute \)\n\nAttempts/)
+})
