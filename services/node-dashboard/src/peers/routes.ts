@@ -17,7 +17,12 @@ import {
 const done = (what: string) => described(PeerActionResult, what)
 
 export const peerRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const deps: PeerDeps = { rpc: fastify.rpc, audit: fastify.audit, log: fastify.log }
+  const deps: PeerDeps = {
+    rpc: fastify.rpc,
+    audit: fastify.audit,
+    log: fastify.log,
+    recordAction: (action, outcome) => fastify.prometheus.recordAction(action, outcome),
+  }
   const tags = ['peers']
 
   fastify.get(

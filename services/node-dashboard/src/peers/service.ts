@@ -6,6 +6,7 @@
 import { HttpError } from '@app/common'
 import type { Static } from '@sinclair/typebox'
 import type { AuditRepository } from '../audit/repository.ts'
+import { type ActionOutcome, actionOutcome } from '../prometheus/registry.ts'
 import type { RpcClient } from '../rpc/client.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import { checkedReply, type NodeReply } from '../rpc/replies.ts'
@@ -29,6 +30,8 @@ export interface PeerDeps {
   rpc: RpcClient
   audit: AuditRepository
   log: { warn: (obj: unknown, msg?: string) => void }
+  /** Counts each change by outcome (node_dashboard_actions_total). */
+  recordAction: (action: `peers:${PeerAction}`, outcome: ActionOutcome) => void
 }
 
 type PeerAction = Static<typeof PeerActionResult>['action']
@@ -95,6 +98,7 @@ async function change(
   username: string | null,
   action: PeerAction,
   target: string | null,
+  // Runs inside the audit and the count, so a refused address (422) is recorded like the node's refusals.
   run: () => Promise<unknown>,
   refusal: (code: number | undefined) => HttpError | null,
   done: string,
@@ -109,9 +113,11 @@ async function change(
     const mapped = isRpcError(error, 'rpc') ? refusal(error.rpcCode) : null
     const failure = mapped ?? error
     await audit(false, failure instanceof HttpError ? failure.message : 'internal error')
+    deps.recordAction(`peers:${action}`, actionOutcome(failure instanceof HttpError ? failure.statusCode : 500))
     throw failure
   }
   await audit(true, done)
+  deps.recordAction(`peers:${action}`, 'ok')
   return { ok: true, action, target }
 }
 
@@ -134,13 +140,13 @@ function checkedAddress(address: string): string {
 }
 
 export function banAddress(deps: PeerDeps, username: string | null, address: string, seconds: number) {
-  const target = checkedAddress(address)
+  const target = address
   return change(
     deps,
     username,
     'ban',
     target,
-    () => deps.rpc.call('setban', [target, 'add', seconds, false], { wallet: '' }),
+    () => deps.rpc.call('setban', [checkedAddress(target), 'add', seconds, false], { wallet: '' }),
     (code) => {
       if (code === NODE_ALREADY_ADDED) return new HttpError(409, `${target} is already banned (alone or inside a banned subnet).`)
       if (code === INVALID_IP_OR_SUBNET || code === INVALID_PARAMETER) {
@@ -153,13 +159,13 @@ export function banAddress(deps: PeerDeps, username: string | null, address: str
 }
 
 export function unbanAddress(deps: PeerDeps, username: string | null, address: string) {
-  const target = checkedAddress(address)
+  const target = address
   return change(
     deps,
     username,
     'unban',
     target,
-    () => deps.rpc.call('setban', [target, 'remove'], { wallet: '' }),
+    () => deps.rpc.call('setban', [checkedAddress(target), 'remove'], { wallet: '' }),
     (code) =>
       code === INVALID_IP_OR_SUBNET
         ? new HttpError(404, `${target} is not banned (a ban is lifted by its exact address or subnet, as listed).`)

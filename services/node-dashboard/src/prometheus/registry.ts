@@ -11,6 +11,18 @@ const SAMPLE_OUTCOMES: SampleOutcome[] = ['sampled', 'failed', 'not-leader', 'in
 export type ActionOutcome = 'ok' | 'invalid' | 'conflict' | 'failed'
 const ACTION_OUTCOMES: ActionOutcome[] = ['ok', 'invalid', 'conflict', 'failed']
 
+/** The label values of node_dashboard_actions_total's action: the node actions and the peer changes (as audited). */
+export const ACTION_NAMES = [
+  'stop',
+  'start',
+  'restart',
+  'peers:disconnect',
+  'peers:ban',
+  'peers:unban',
+  'peers:clear-bans',
+] as const
+export type CountedAction = (typeof ACTION_NAMES)[number]
+
 export function actionOutcome(statusCode: number): ActionOutcome {
   if (statusCode < 400) return 'ok'
   if (statusCode === 400 || statusCode === 422) return 'invalid'
@@ -59,13 +71,13 @@ export function createDashboardMetrics() {
   })
   const actions = new Counter({
     name: 'node_dashboard_actions_total',
-    help: 'Node actions (stop, start, restart) by outcome (ok, invalid, conflict, failed)',
+    help: 'Node actions (stop, start, restart) and peer changes (peers:disconnect, peers:ban, peers:unban, peers:clear-bans) by outcome (ok, invalid, conflict, failed)',
     labelNames: ['action', 'outcome'],
     registers,
   })
   // Known series start at 0, so rate() and increase() see their first event.
   for (const outcome of SAMPLE_OUTCOMES) samplerRuns.inc({ outcome }, 0)
-  for (const action of ['stop', 'start', 'restart']) for (const outcome of ACTION_OUTCOMES) actions.inc({ action, outcome }, 0)
+  for (const action of ACTION_NAMES) for (const outcome of ACTION_OUTCOMES) actions.inc({ action, outcome }, 0)
 
   const rpcObserver: RpcObserver = {
     observe(method, seconds) {
@@ -92,7 +104,7 @@ export function createDashboardMetrics() {
       else if (failure?.step === 'node') node.unreachable()
       else node.unknown()
     },
-    recordAction(action: 'stop' | 'start' | 'restart', outcome: ActionOutcome) {
+    recordAction(action: CountedAction, outcome: ActionOutcome) {
       actions.inc({ action, outcome })
     },
   }

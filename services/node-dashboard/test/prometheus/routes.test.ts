@@ -208,6 +208,35 @@ test('node actions are counted by outcome', async (t) => {
   t.equal(count('restart', 'ok'), 0)
 })
 
+test('peer changes are counted with the node actions, by outcome', async (t) => {
+  const app = await build(t, { env })
+  const cookie = await login(app)
+  const sim = await startNodeSimulator({ password: RPC_PASSWORD, peers: 3 })
+  t.teardown(() => sim.close())
+  await app.settingsCache.update({ rpc_url: sim.url, rpc_username: sim.user, rpc_password: RPC_PASSWORD, rpc_wallet: '' })
+  const post = (url: string, payload?: object) => app.inject({ method: 'POST', url, headers: { cookie }, payload })
+  t.equal((await post('/api/peers/disconnect', { id: 1 })).statusCode, 200)
+  t.equal((await post('/api/peers/disconnect', { id: 1 })).statusCode, 404, 'gone already')
+  t.equal((await post('/api/peers/bans', { address: '203.0.113.9', duration_seconds: 60 })).statusCode, 200)
+  t.equal((await post('/api/peers/bans', { address: '203.0.113.9', duration_seconds: 60 })).statusCode, 409)
+  t.equal((await post('/api/peers/bans', { address: 'not-an-address', duration_seconds: 60 })).statusCode, 422)
+  t.equal((await post('/api/peers/bans/remove', { address: '203.0.113.9' })).statusCode, 200)
+  t.equal((await post('/api/peers/bans/clear')).statusCode, 200)
+  await sim.close()
+  t.equal((await post('/api/peers/bans/clear')).statusCode, 502, 'the node is down')
+  const samples = parseExposition((await app.inject({ url: '/metrics', headers: bearer() })).body)
+  const count = (action: string, outcome: string) => sampleValue(samples, 'node_dashboard_actions_total', { action, outcome })
+  t.equal(count('peers:disconnect', 'ok'), 1)
+  t.equal(count('peers:disconnect', 'failed'), 1, 'a peer that is not connected is a failed change')
+  t.equal(count('peers:ban', 'ok'), 1)
+  t.equal(count('peers:ban', 'conflict'), 1)
+  t.equal(count('peers:ban', 'invalid'), 1)
+  t.equal(count('peers:unban', 'ok'), 1)
+  t.equal(count('peers:unban', 'failed'), 0, 'known series start at 0')
+  t.equal(count('peers:clear-bans', 'ok'), 1)
+  t.equal(count('peers:clear-bans', 'failed'), 1)
+})
+
 test('each app has a registry of its own, and the token never reaches the log', async (t) => {
   const lines: string[] = []
   const stream = new Writable({
