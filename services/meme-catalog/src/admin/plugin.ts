@@ -7,6 +7,7 @@ import { createAdminAuth } from './auth.ts'
 import { adminMemesRoutes } from './memes-routes.ts'
 import { adminOpenapiRoute, registerAdminSwagger } from './openapi.ts'
 import { type AdminRepository, createAdminRepository } from './repository.ts'
+import { adminReviewRoutes } from './review-routes.ts'
 import { adminTagsRoutes } from './tags-routes.ts'
 
 declare module 'fastify' {
@@ -40,6 +41,7 @@ async function admin(fastify: FastifyInstance, { config }: { config: Config }) {
   })
   const rateLimit = { bucket: 'admin', max: config.ADMIN_RATE_LIMIT, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }
   await fastify.register(adminMemesRoutes, { rateLimit })
+  await fastify.register(adminReviewRoutes, { rateLimit })
   await fastify.register(adminTagsRoutes, { rateLimit })
   await fastify.register(adminAliasesRoutes, { rateLimit })
   await fastify.register(adminOpenapiRoute, { rateLimit })
@@ -48,5 +50,5 @@ async function admin(fastify: FastifyInstance, { config }: { config: Config }) {
 export const adminPlugin = fp(admin, {
   name: 'meme-admin',
   encapsulate: true,
-  dependencies: ['app-database', 'app-rate-limit', 'meme-use-cases', 'meme-tag-use-cases'],
+  dependencies: ['app-database', 'app-rate-limit', 'meme-use-cases', 'meme-tag-use-cases', 'meme-read-model'],
 })

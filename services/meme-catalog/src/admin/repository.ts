@@ -10,6 +10,7 @@ interface AdminMemeRow extends MemeRow {
   updated_at: Date | string
   phash: string | null
   near_duplicate_of: string[] | null
+  caption_source: 'ocr' | 'openai' | 'admin' | null
   job_state: 'queued' | 'running' | 'done' | 'failed' | null
   job_attempts: number | null
   job_error: string | null
@@ -20,7 +21,7 @@ const iso = (value: Date | string) => (value instanceof Date ? value : new Date(
 
 const COLUMNS = `m.id, m.created_at, m.updated_at, m.status, m.byte_size, m.width, m.height, m.mime, m.original_mime,
   m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption,
-  m.phash, m.near_duplicate_of,
+  m.phash, m.near_duplicate_of, m.caption_source,
   coalesce((SELECT array_agg(t.tag ORDER BY t.tag) FROM meme_tags t WHERE t.meme_id = m.id), '{}') AS tags,
   j.state AS job_state, j.attempts AS job_attempts, j.last_error AS job_error, j.updated_at AS job_updated_at`
 
@@ -38,6 +39,7 @@ function toAdminMeme(row: AdminMemeRow): AdminMemeT {
     adminMediaUrl: `/api/admin/memes/${row.id}/media`,
     phash: row.phash,
     nearDuplicateOf: row.near_duplicate_of ?? [],
+    captionSource: row.caption_source,
     captionJob:
       row.job_state === null
         ? null
@@ -72,6 +74,43 @@ export function createAdminRepository(db: Queryable) {
         id,
       ])
       return rows[0] ? toAdminMeme(rows[0]) : null
+    },
+
+    /** Pending memes oldest first, after the `cursor` meme (any meme, of any status, keeps its place); null: unknown cursor. */
+    async pendingAfter(cursor: string | undefined, limit: number): Promise<{ total: number; memes: AdminMemeT[] } | null> {
+      if (cursor) {
+        const { rows } = await db.query('SELECT 1 FROM memes WHERE id = $1', [cursor])
+        if (rows.length === 0) return null
+      }
+      const count = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM memes WHERE status = 'pending' AND deleted_at IS NULL`,
+      )
+      const { rows } = await db.query<AdminMemeRow>(
+        `SELECT ${COLUMNS} FROM ${FROM} WHERE m.status = 'pending' AND m.deleted_at IS NULL
+           AND ($1::text IS NULL OR (m.created_at, m.id) > (SELECT c.created_at, c.id FROM memes c WHERE c.id = $1))
+         ORDER BY m.created_at, m.id LIMIT $2`,
+        [cursor ?? null, limit],
+      )
+      return { total: Number(count.rows[0]?.n ?? 0), memes: rows.map(toAdminMeme) }
+    },
+
+    /** Tags the captioner proposed for these memes, by meme id. */
+    async modelSuggestions(ids: string[]): Promise<Map<string, string[]>> {
+      const { rows } = await db.query<{ meme_id: string; tag: string }>(
+        'SELECT meme_id, tag FROM meme_tag_suggestions WHERE meme_id = ANY($1::text[]) ORDER BY meme_id, tag',
+        [ids],
+      )
+      const byMeme = new Map<string, string[]>()
+      for (const { meme_id, tag } of rows) byMeme.set(meme_id, [...(byMeme.get(meme_id) ?? []), tag])
+      return byMeme
+    },
+
+    /** Every tag name and alias with the tag it stands for (names first, then aliases). */
+    async catalogNames(): Promise<{ tag: string; name: string }[]> {
+      const { rows } = await db.query<{ tag: string; name: string }>(
+        `SELECT name AS tag, name, 0 AS kind FROM tags UNION ALL SELECT tag, alias AS name, 1 AS kind FROM tag_aliases ORDER BY kind, name`,
+      )
+      return rows.map((r) => ({ tag: r.tag, name: r.name }))
     },
 
     /** The stored WebP of a live meme of any status. */

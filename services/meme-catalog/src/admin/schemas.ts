@@ -31,6 +31,9 @@ export const AdminMeme = Type.Object(
     nearDuplicateOf: Type.Array(Type.String({ pattern: MEME_ID_PATTERN }), {
       description: 'Ids of existing memes this one looks nearly identical to (a review hint; not rejected for it).',
     }),
+    captionSource: Type.Union([Type.Literal('ocr'), Type.Literal('openai'), Type.Literal('admin'), Type.Null()], {
+      description: 'Who wrote the caption: a captioner (ocr, openai), an admin edit, or null (stored with the meme).',
+    }),
     captionJob: Type.Union(
       [
         Type.Object({
@@ -65,6 +68,48 @@ export const AdminMemeListQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const ReviewQuery = Type.Object(
+  {
+    cursor: Type.Optional(
+      Type.String({
+        pattern: MEME_ID_PATTERN,
+        description: 'The last meme of the previous page (`nextCursor`); omit for the start.',
+      }),
+    ),
+    limit: Type.Integer({ minimum: 1, maximum: 10, default: 5 }),
+  },
+  { additionalProperties: false },
+)
+
+export const SuggestedTag = Type.Object({
+  tag: Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH, description: 'A catalog tag the meme does not carry yet.' }),
+  source: Type.Union([Type.Literal('model'), Type.Literal('ocr'), Type.Literal('caption')], {
+    description: 'model: proposed by the vision captioner; ocr / caption: the tag or an alias found in the OCR text / caption.',
+  }),
+  matchedText: Type.Union([Type.String(), Type.Null()], {
+    description: 'The words of the text that matched; null for model proposals.',
+  }),
+})
+
+export const ReviewItem = Type.Object({
+  meme: AdminMeme,
+  nearDuplicates: Type.Array(
+    Type.Object({
+      id: Type.String({ pattern: MEME_ID_PATTERN }),
+      url: Type.String({ format: 'uri-reference', description: 'The approved meme’s public image.' }),
+      distance: Type.Integer({ minimum: 0, maximum: 64, description: 'Bits of the perceptual hashes that differ.' }),
+    }),
+    { maxItems: 5, description: 'Approved memes whose perceptual hash is within the near-duplicate distance, closest first.' },
+  ),
+  suggestedTags: Type.Array(SuggestedTag, { description: 'Never applied by themselves: accepting one is a tag edit (PATCH).' }),
+})
+
+export const ReviewPage = Type.Object({
+  total: Type.Integer({ minimum: 0, description: 'Memes pending review.' }),
+  items: Type.Array(ReviewItem),
+  nextCursor: Type.Union([Type.String({ pattern: MEME_ID_PATTERN }), Type.Null()], { description: 'Null on the last page.' }),
+})
 
 export const MemeIdParams = Type.Object({ id: Type.String({ pattern: MEME_ID_PATTERN }) })
 

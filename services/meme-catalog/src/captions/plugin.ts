@@ -34,7 +34,7 @@ export const captionsPlugin = fp(
       maxAttempts: config.CAPTION_MAX_ATTEMPTS,
       retryBaseMs: config.CAPTION_RETRY_BASE_MS,
       pollMs: config.CAPTION_POLL_MS,
-      applyResult: (job, result) => fastify.memeUseCases.captioned(job, result),
+      applyResult: (job, result, source) => fastify.memeUseCases.captioned(job, result, source),
     })
     fastify.decorate('captionJobs', {
       ...jobs,

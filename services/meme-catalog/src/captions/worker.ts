@@ -19,7 +19,7 @@ export interface CaptionWorkerOptions {
   retryBaseMs: number
   pollMs: number
   /** Applies a result if the job is still this worker's (the meme use case); true when the meme changed. */
-  applyResult: (job: ClaimedJob, result: CaptionResult) => Promise<boolean>
+  applyResult: (job: ClaimedJob, result: CaptionResult, source: 'ocr' | 'openai') => Promise<boolean>
 }
 
 export interface CaptionWorker {
@@ -119,7 +119,7 @@ export function createCaptionWorker(options: CaptionWorkerOptions): CaptionWorke
         await jobs.complete(job, `captioner ${captioner.name} produces no captions`)
         return
       }
-      if (await options.applyResult(job, result)) {
+      if (await options.applyResult(job, result, captioner.name === 'openai' ? 'openai' : 'ocr')) {
         log.info({ memeId: job.memeId, jobId: job.id, tags: result.tags.length }, 'meme captioned')
       }
     } catch (error) {

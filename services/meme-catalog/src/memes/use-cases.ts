@@ -242,10 +242,11 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
     },
 
     /**
-     * A captioner's result for a job this worker still owns: replaces caption and tags unless an
-     * admin edited them after the job was queued. True when the meme changed.
+     * A captioner's result for a job this worker still owns: replaces the caption unless an admin edited the meme
+     * after the job was queued. The tags replace the meme's, except on a meme pending review: there the model's
+     * proposals are stored as suggestions (OCR matches are found again when the review is read). True when the meme changed.
      */
-    async captioned(job: ClaimedJob, result: { caption: string; tags: string[] }): Promise<boolean> {
+    async captioned(job: ClaimedJob, result: { caption: string; tags: string[] }, source: 'ocr' | 'openai'): Promise<boolean> {
       const written = await db.transaction(async (tx) => {
         const queue = createCaptionJobsRepository(tx)
         if (!(await queue.lockOwned(job))) return false
@@ -253,7 +254,10 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
           await queue.complete(job, 'kept the admin edit made after this job was queued')
           return false
         }
-        const done = await createMemeWriteRepository(tx).writeCaption(job.memeId, result.caption, result.tags)
+        const writes = createMemeWriteRepository(tx)
+        const pending = (await writes.lock(job.memeId)) === 'pending'
+        const tags = pending && source !== 'openai' ? [] : result.tags
+        const done = await writes.writeCaption(job.memeId, result.caption, source, tags, { suggestOnly: pending })
         await queue.complete(job, done ? null : 'meme deleted before captioning')
         return done
       })

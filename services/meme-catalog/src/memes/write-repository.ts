@@ -224,7 +224,7 @@ export function createMemeWriteRepository(db: Queryable) {
     },
 
     async setCaption(id: string, caption: string): Promise<void> {
-      await db.query('UPDATE memes SET caption = $2, updated_at = now() WHERE id = $1', [id, caption])
+      await db.query(`UPDATE memes SET caption = $2, caption_source = 'admin', updated_at = now() WHERE id = $1`, [id, caption])
     },
 
     /** Replaces the tags of a meme; the names must exist in the catalog. Returns the previous ones. */
@@ -236,16 +236,27 @@ export function createMemeWriteRepository(db: Queryable) {
     },
 
     /** A captioner's result: replaces caption and tags (an alias as its tag); names not in the catalog are dropped. */
-    async writeCaption(memeId: string, caption: string, tags: string[]): Promise<boolean> {
+    /**
+     * A caption job's result. `tags` replace the meme's tags; with `suggestOnly` they are kept as suggestions for
+     * the admin instead (a meme under review gets no tag no admin accepted). False when the meme is gone.
+     */
+    async writeCaption(
+      memeId: string,
+      caption: string,
+      source: 'ocr' | 'openai',
+      tags: string[],
+      { suggestOnly = false } = {},
+    ): Promise<boolean> {
       const { rowCount } = await db.query(
-        'UPDATE memes SET caption = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL',
-        [memeId, caption],
+        'UPDATE memes SET caption = $2, caption_source = $3, updated_at = now() WHERE id = $1 AND deleted_at IS NULL',
+        [memeId, caption, source],
       )
       if (rowCount === 0) return false
-      await db.query('DELETE FROM meme_tags WHERE meme_id = $1', [memeId])
+      const target = suggestOnly ? 'meme_tag_suggestions' : 'meme_tags'
+      await db.query(`DELETE FROM ${target} WHERE meme_id = $1`, [memeId])
       await db.query(
         // A tag named by one of its aliases counts as named.
-        `INSERT INTO meme_tags (meme_id, tag) SELECT $1, name FROM tags WHERE name = ANY($2::text[])
+        `INSERT INTO ${target} (meme_id, tag) SELECT $1, name FROM tags WHERE name = ANY($2::text[])
          UNION SELECT $1, tag FROM tag_aliases WHERE alias = ANY($2::text[]) ON CONFLICT DO NOTHING`,
         [memeId, tags],
       )

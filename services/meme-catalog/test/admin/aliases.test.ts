@@ -183,7 +183,7 @@ test('memes stored or captioned with an alias get its tag', async (t) => {
   t.same((await app.inject('/api/tags')).json().tags, ['cats'], 'no tag shadows the alias')
   await app.db.transaction(async (tx) => {
     const { createMemeWriteRepository } = await import('../../src/memes/write-repository.ts')
-    await createMemeWriteRepository(tx).writeCaption(b, 'a caption', ['kitty', 'unknown'])
+    await createMemeWriteRepository(tx).writeCaption(b, 'a caption', 'openai', ['kitty', 'unknown'])
   })
   const { rows } = await app.db.query('SELECT tag FROM meme_tags WHERE meme_id = $1', [b])
   t.same(rows, [{ tag: 'cats' }], "a captioner's alias is stored as the tag; unknown names are dropped")

@@ -31,13 +31,17 @@ export const MAX_RESPONSE_BYTES = 1024 * 1024
 // Vision models see ~1024 px anyway; sending less keeps requests small.
 const IMAGE_EDGE = 1024
 
-function instructions(catalog: string[]): string {
+// The prompt names at most this many catalog tags (alphabetical order), so a big catalog cannot blow up the request.
+export const MAX_PROMPT_TAGS = 500
+
+export function instructions(catalog: string[]): string {
+  const offered = catalog.slice(0, MAX_PROMPT_TAGS)
   return [
     'You caption memes for a search index.',
     'Answer with one JSON object and nothing else: {"caption": string, "tags": string[]}.',
     `caption: the text written in the image, then a short plain description of the picture; at most ${MAX_CAPTION_LENGTH} characters.`,
-    catalog.length > 0
-      ? `tags: zero or more names chosen only from this list, exactly as written: ${JSON.stringify(catalog)}.`
+    offered.length > 0
+      ? `tags: zero or more names chosen only from this list, exactly as written: ${JSON.stringify(offered)}.`
       : 'tags: an empty array (there is no tag catalog yet).',
   ].join('\n')
 }
