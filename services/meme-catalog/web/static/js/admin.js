@@ -3,6 +3,7 @@ import { adminImage, adminRequest, catalogTags, nearDuplicates, token } from './
 import { altText, errorMessage } from './api.js'
 import { byId, h } from './dom.js'
 import { formatBytes, formatDate } from './format.js'
+import { createTriage } from './triage.js'
 
 /** @typedef {import('./api.js').ApiResult} ApiResult */
 
@@ -158,6 +159,7 @@ function reviewItem(meme) {
       const done = { approve: 'Approved', reject: 'Rejected', recaption: 'Queued a new caption job for' }
       say(`${done[/** @type {keyof typeof done} */ (action)]} ${meme.originalName}.`)
       await loadQueue()
+      await triage.load()
     })
   }
   return item
@@ -231,12 +233,14 @@ async function loadCatalog() {
   return true
 }
 
+const triage = createTriage({ usable, say, image, changed: () => loadQueue() })
+
 async function start() {
   login.hidden = true
   byId('sign-out').hidden = false
   if (!(await loadCatalog())) return
   workspace.hidden = false
-  await loadQueue()
+  await Promise.all([triage.load(), loadQueue()])
 }
 
 byId('login-form').addEventListener('submit', (event) => {
@@ -275,6 +279,7 @@ byId('tag-form').addEventListener('submit', async (event) => {
   // Reload first so the status line never announces a change the lists do not show yet.
   await loadCatalog()
   await loadQueue()
+  await triage.load()
   say(`Added the tag “${name}”.`)
 })
 byId('alias-form').addEventListener('submit', async (event) => {
