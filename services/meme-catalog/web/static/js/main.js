@@ -1,6 +1,7 @@
 // The public page: gallery, search as you type, tag filters, meme viewer and upload form, with state in the URL.
 import { errorMessage, request } from './api.js'
 import { byId, debounce, h } from './dom.js'
+import { initFindByImage } from './find-image.js'
 import { renderGallery } from './gallery.js'
 import { listUrl, readState, writeState } from './state.js'
 import { initSuggest } from './suggest.js'
@@ -178,6 +179,7 @@ window.addEventListener('popstate', () => {
 })
 
 initUpload({ onApproved: () => loadGallery() })
+initFindByImage()
 syncControls()
 loadTags()
 loadGallery()
