@@ -29,6 +29,7 @@ test('GET /admin/openapi.json describes the admin routes only; the public docume
     'GET /api/admin/memes',
     'GET /api/admin/memes/{id}',
     'GET /api/admin/memes/{id}/media',
+    'GET /api/admin/review',
     'GET /api/admin/tag-aliases',
     'GET /api/admin/tags',
     'PATCH /api/admin/memes/{id}',

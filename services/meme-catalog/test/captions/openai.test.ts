@@ -2,7 +2,7 @@ import { loadConfig } from '@app/common'
 import { eventually } from '@app/testing'
 import { test } from 'tap'
 import { createCaptioner } from '../../src/captions/providers/index.ts'
-import { MAX_RESPONSE_BYTES, unfence } from '../../src/captions/providers/openai.ts'
+import { instructions, MAX_PROMPT_TAGS, MAX_RESPONSE_BYTES, unfence } from '../../src/captions/providers/openai.ts'
 import { configSchema } from '../../src/config.ts'
 import { build } from '../helper.ts'
 import { addTags, insertMeme, jobsOf, plainImage, renderMeme } from '../support/memes.ts'
@@ -209,4 +209,12 @@ test('CAPTIONER_URL with credentials in it is refused without echoing them', asy
 
 test('chatCompletion helper builds what the client parses', async (t) => {
   t.same(JSON.parse(chatCompletion('{"caption":"x"}')).choices[0].message.content, '{"caption":"x"}')
+})
+
+test('the prompt names at most MAX_PROMPT_TAGS catalog tags', async (t) => {
+  const catalog = Array.from({ length: MAX_PROMPT_TAGS + 50 }, (_, i) => `tag${String(i).padStart(4, '0')}`)
+  const prompt = instructions(catalog)
+  t.ok(prompt.includes(`"tag${String(MAX_PROMPT_TAGS - 1).padStart(4, '0')}"`), 'the last name within the bound')
+  t.notOk(prompt.includes(`"tag${String(MAX_PROMPT_TAGS).padStart(4, '0')}"`), 'none past it')
+  t.match(instructions([]), /empty array/)
 })

@@ -56,6 +56,10 @@ test('gallery: find by image through the picker or a drop, look-alikes shown wit
   await status.filter({ hasText: 'like “blue.png”' }).waitFor()
   const match = page.locator(`#find-results a[data-meme="${plain}"]`)
   t.equal(await match.locator('.distance').textContent(), 'same picture')
+  await match.click()
+  await page.locator('#viewer[open]').waitFor()
+  t.match(page.url(), `meme=${plain}`, 'a result opens the viewer')
+  await page.click('#viewer-close')
 
   // A file the server would refuse is refused in the page, the earlier results cleared.
   await page.setInputFiles('#find-input', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })
