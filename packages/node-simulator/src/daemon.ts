@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -135,6 +135,26 @@ function lockError(node: Node) {
   return new InitError(`Cannot obtain a lock on directory ${node.lockDir}. Bitcoin Core is probably already running.`)
 }
 
+/** The marker a test leaves in the chain directory for a block database that fails verification; -reindex clears it. */
+export const CORRUPT_MARKER = 'simcorrupt'
+
+/** Appends to <chain dir>/debug.log with bitcoind's default timestamps ("2026-11-24T19:20:00Z "). */
+function logLine(node: Node, ...lines: string[]) {
+  const stamp = `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} `
+  appendFileSync(path.join(node.lockDir, 'debug.log'), lines.map((line) => `${stamp}${line}\n`).join(''))
+}
+
+/** The warm-up statuses in init.cpp's order (v30), each held for its sim*ms setting. */
+function warmupSteps(settings: Settings): { status: string; ms: number }[] {
+  const ms = (key: string, fallback: number) => Number(settings.get(key) ?? fallback)
+  return [
+    { status: 'Loading banlist…', ms: ms('simwarmupms', 100) },
+    { status: 'Loading block index…', ms: ms('simblockindexms', 0) },
+    { status: 'Verifying blocks…', ms: ms('simverifyblocksms', 0) },
+    ...(settings.all('wallet').length > 0 ? [{ status: 'Loading wallet…', ms: ms('simloadwalletms', 0) }] : []),
+  ]
+}
+
 async function runNode(node: Node, onReady: () => void): Promise<void> {
   const { settings } = node
   const holder = lockHolder(node.lockDir)
@@ -156,15 +176,24 @@ async function runNode(node: Node, onReady: () => void): Promise<void> {
     rmSync(pidFile, { force: true })
     rmSync(path.join(node.lockDir, '.lock'), { force: true })
   }
+  const version = settings.get('simversion') ?? '30.0.0'
+  logLine(node, `Bitcoin Core version v${version} (release build)`, `Using data directory ${node.lockDir}`)
+  const marker = path.join(node.lockDir, CORRUPT_MARKER)
+  if (settings.flag('reindex') && existsSync(marker)) {
+    rmSync(marker)
+    logLine(node, 'Wiping LevelDB in ' + path.join(node.lockDir, 'blocks', 'index'), 'Reindexing block file blk00000.dat...')
+  }
+  const corrupt = existsSync(marker)
   const simulator = await startNodeSimulator({
     host: settings.get('rpcbind') ?? '127.0.0.1',
     port: Number(settings.get('rpcport') ?? DEFAULT_PORTS[node.chain] ?? 8332),
     user,
     password,
     wallets: settings.all('wallet'),
-    warmup: Number(settings.get('simwarmupms') ?? 100),
+    // The RPC server answers -28 from early in init, so a failing chainstate load is seen as a warm-up first.
+    warmup: corrupt ? 'Loading block index…' : warmupSteps(settings),
     latencyMs: Number(settings.get('simlatencyms') ?? 0),
-    version: (settings.get('simversion') as NodeVersion | undefined) ?? '30.0.0',
+    version: version as NodeVersion,
     fork: settings.flag('simfork'),
     blockIntervalMs: Number(settings.get('simblockintervalms') ?? 0),
     txIntervalMs: Number(settings.get('simtxintervalms') ?? 0),
@@ -181,6 +210,21 @@ async function runNode(node: Node, onReady: () => void): Promise<void> {
   }
   process.once('SIGTERM', () => void shutdown())
   process.once('SIGINT', () => void shutdown())
+  if (corrupt) {
+    // init.cpp's non-interactive answer to "Do you want to rebuild the databases now?", then exit 1.
+    await sleep(Number(settings.get('simfailms') ?? 300))
+    logLine(
+      node,
+      'Verifying last 6 blocks at level 3',
+      'Error: Corrupted block database detected.\nPlease restart with -reindex or -reindex-chainstate to recover.',
+      'Aborted block database rebuild. Exiting.',
+      'Shutdown: In progress...',
+      'Shutdown: done',
+    )
+    await simulator.close()
+    release()
+    process.exit(1)
+  }
   onReady()
   await simulator.closed
   await shutdown()

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { lockHolder } from './daemon.ts'
+import { CORRUPT_MARKER, lockHolder } from './daemon.ts'
 import { rpc } from './http-client.ts'
 
 /** The script the dashboard's start command runs over SSH, standing in for bitcoind. */
@@ -43,6 +43,10 @@ export interface NodeHost {
   /** The regtest lock directory, as named in "Cannot obtain a lock on directory ...". */
   lockDir: string
   confPath: string
+  /** <datadir>/regtest/debug.log, appended to at each start. */
+  debugLogPath: string
+  /** Makes the next starts fail like a corrupted block database (debug.log says to reindex) until one runs with -reindex. */
+  corruptBlockDatabase(): Promise<void>
   /** Where the node writes its RPC cookie at each start (with `cookieAuth`). */
   cookiePath: string
   port: number
@@ -81,6 +85,11 @@ export async function createNodeHost({
     lockDir,
     confPath: path.join(dir, 'bitcoin.conf'),
     cookiePath: path.join(lockDir, '.cookie'),
+    debugLogPath: path.join(lockDir, 'debug.log'),
+    async corruptBlockDatabase() {
+      await mkdir(lockDir, { recursive: true })
+      await writeFile(path.join(lockDir, CORRUPT_MARKER), '')
+    },
     port,
     url: `http://127.0.0.1:${port}/`,
     async writeConf(file = host.confPath, extra = '') {

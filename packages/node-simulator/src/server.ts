@@ -17,9 +17,10 @@ export interface NodeSimulatorOptions {
   wallets?: string[]
   /**
    * Warm-up: a status string keeps the node in warm-up (-28) until setWarmup(null); a number of ms
-   * warms up that long with "Loading banlist…"; false/absent starts ready.
+   * warms up that long with "Loading banlist…"; steps warm up with each status in turn for its ms;
+   * false/absent starts ready.
    */
-  warmup?: string | number | false
+  warmup?: string | number | false | { status: string; ms: number }[]
   /** Added to every HTTP request after authentication (a batch counts once). */
   latencyMs?: number
   version?: NodeVersion
@@ -94,12 +95,24 @@ export async function startNodeSimulator(options: NodeSimulatorOptions = {}): Pr
     })
   let wallets: WalletState[] = (options.wallets ?? ['w1']).map((name, i) => ({ name, funded: i === 0 }))
   let warmup: string | null = typeof options.warmup === 'string' ? options.warmup : null
-  if (typeof options.warmup === 'number' && options.warmup > 0) {
-    warmup = 'Loading banlist…'
+  const steps =
+    typeof options.warmup === 'number' && options.warmup > 0
+      ? [{ status: 'Loading banlist…', ms: options.warmup }]
+      : Array.isArray(options.warmup)
+        ? options.warmup.filter((step) => step.ms > 0)
+        : []
+  // Each step's status holds for its ms, unless a test set another status meanwhile.
+  const advanceWarmup = (index: number) => {
+    const step = steps[index]
+    if (!step) return
+    warmup = step.status
     setTimeout(() => {
-      if (warmup === 'Loading banlist…') warmup = null
-    }, options.warmup).unref()
+      if (warmup !== step.status) return
+      warmup = null
+      advanceWarmup(index + 1)
+    }, step.ms).unref()
   }
+  advanceWarmup(0)
   let latencyMs = options.latencyMs ?? 0
   let workQueueFull = options.workQueueFull ?? false
   let stoppedByRpc = false

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { test } from 'tap'
 import { createNodeHost, rpc } from '../src/index.ts'
@@ -48,4 +49,43 @@ test('bin/bitcoind.sh reports a missing config file like bitcoind', async (t) =>
   t.equal(result.code, 1)
   t.equal(result.stderr, `Error: Error reading configuration file: specified config file "${missing}" could not be opened.\n`)
   t.equal(result.stdout, '')
+})
+
+test('warm-up statuses come in init.cpp order, then the node answers', async (t) => {
+  const host = await createNodeHost()
+  t.teardown(() => host.cleanup())
+  await host.writeConf(undefined, 'simwarmupms=100\nsimblockindexms=400\nsimverifyblocksms=200')
+  t.equal((await host.start()).code, 0)
+  const seen: string[] = []
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const reply = await rpc(host.url, 'getblockcount', [], { auth: 'u:p' }).catch(() => null)
+    const error = reply?.json?.error
+    if (error?.code === -28 && seen.at(-1) !== error.message) seen.push(error.message)
+    if (reply?.json?.result === 101) break
+    if (Date.now() > deadline) throw new Error('node did not become ready')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  t.ok(seen.includes('Loading block index…'), JSON.stringify(seen))
+  t.ok(seen.indexOf('Loading block index…') < seen.indexOf('Verifying blocks…'), 'block index before verification')
+  t.match(await readFile(host.debugLogPath, 'utf8'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ Bitcoin Core version v30\.0\.0/)
+})
+
+test('a corrupted block database: warm-up, then debug.log asks for -reindex and the node exits; -reindex clears it', async (t) => {
+  const host = await createNodeHost()
+  t.teardown(() => host.cleanup())
+  await host.writeConf()
+  await host.corruptBlockDatabase()
+  const failing = await host.start([`-conf=${host.confPath}`, '-daemonwait'])
+  t.equal(failing.code, 1, 'the node exits non-zero')
+  t.equal(failing.stderr, 'Error during initialization - check debug.log for details\n')
+  const log = await readFile(host.debugLogPath, 'utf8')
+  t.match(log, 'Z Error: Corrupted block database detected.\nPlease restart with -reindex or -reindex-chainstate to recover.\n')
+  t.match(log, 'Aborted block database rebuild. Exiting.')
+  t.notOk(host.isRunning(), 'the lock is released')
+  t.equal((await host.start([`-conf=${host.confPath}`, '-daemonwait'])).code, 1, 'it fails again without -reindex')
+
+  t.equal((await host.start([`-conf=${host.confPath}`, '-daemon', '-reindex'])).code, 0)
+  await host.waitReady()
+  t.match(await readFile(host.debugLogPath, 'utf8'), 'Reindexing block file')
 })
