@@ -26,6 +26,7 @@ import { explorerRoutes } from './explorer/routes.ts'
 import { historyPlugin } from './history/plugin.ts'
 import { historyRoutes } from './history/routes.ts'
 import { leasesPlugin } from './leases/plugin.ts'
+import { lifecycleRoutes } from './lifecycle/routes.ts'
 import { nodeConfigPlugin } from './node-config/repository.ts'
 import { nodeConfigRoutes } from './node-config/routes.ts'
 import { docsRoutes, openapiPlugin } from './openapi/plugin.ts'
@@ -101,6 +102,7 @@ async function nodeDashboard(fastify: FastifyInstance, config: Config) {
   await fastify.register(blocksRoutes)
   await fastify.register(explorerRoutes, { config })
   await fastify.register(actionRoutes, { config })
+  await fastify.register(lifecycleRoutes, { config })
   await fastify.register(peerRoutes)
   await fastify.register(alertRoutes)
   await fastify.register(nodeConfigRoutes, { config })

@@ -49,6 +49,13 @@ export const configSchema = Type.Object({
     maximum: 3_600_000,
     description: 'milliseconds restart keeps retrying the start while the old node still holds its lock',
   }),
+  // A node answers -28 from early in its init, so this bounds the wait for its RPC server, not its warm-up.
+  START_WAIT_MS: Type.Integer({
+    default: 60_000,
+    minimum: 0,
+    maximum: 3_600_000,
+    description: 'milliseconds start and restart wait for the started node to answer RPC',
+  }),
   DEMO_NODE: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], {
     default: 'auto',
     description: 'auto (on with the embedded database), on or off: a simulated node in process while no node settings are saved',

@@ -1,4 +1,13 @@
 import type { Static } from '@sinclair/typebox'
+import {
+  DEBUG_LOG_MAX_BYTES,
+  type DebugLog,
+  debugLogLocation,
+  debugLogPath,
+  parseDebugLogTail,
+  tailDebugLogCommand,
+} from '../lifecycle/debug-log.ts'
+import { readConfCommand } from '../node-config/remote.ts'
 import type { NodeSettings, NodeSettingsRepository } from '../settings/repository.ts'
 import { runSshCommand, SshError, type SshResult, type SshTarget } from '../ssh/client.ts'
 import { startCommand } from '../ssh/command.ts'
@@ -11,12 +20,15 @@ export type SshStep = Static<typeof SshPayload>
 /** Where the node runs and how it is started: over SSH, or the demo node in this process. */
 export interface NodeHost {
   /** One start; a non-zero exit is a result (restart retries a held datadir lock), a failure to reach the host throws. */
-  start(attempts?: number): Promise<SshStep>
+  start(attempts?: number, options?: { reindex?: boolean }): Promise<SshStep>
+  /** The tail of the node's debug.log, or null when the host has none or it cannot be read. */
+  readDebugLog?(): Promise<DebugLog | null>
 }
 
 interface StartPlan {
   target: SshTarget
-  command: string
+  nodeBinary: string
+  configPath: string
   expectedFingerprint: string
 }
 
@@ -39,7 +51,8 @@ async function planStart(settings: NodeSettings): Promise<StartPlan> {
   }
   return {
     target,
-    command: startCommand({ nodeBinary: settings.node_binary || 'bitcoind', configPath: settings.config_path }),
+    nodeBinary: settings.node_binary || 'bitcoind',
+    configPath: settings.config_path,
     expectedFingerprint: settings.ssh_host_key_fingerprint,
   }
 }
@@ -63,20 +76,39 @@ export async function sshNodeHost(
 ): Promise<NodeHost> {
   const plan = await planStart(settings)
   const where = `${plan.target.host}:${plan.target.port}`
+  const run = async (command: string, maxOutputBytes?: number) => {
+    const result = await runSshCommand({
+      ...plan.target,
+      command,
+      timeoutMs: deps.sshTimeoutMs,
+      expectedFingerprint: plan.expectedFingerprint || null,
+      maxOutputBytes,
+    })
+    if (!plan.expectedFingerprint) {
+      await deps.settings.recordHostKey(result.fingerprint)
+      plan.expectedFingerprint = result.fingerprint
+    }
+    return result
+  }
   return {
-    async start(attempts) {
+    async readDebugLog() {
+      // Best effort after a failure: a log that cannot be read leaves the failure's own detail as it is.
       try {
-        const result = await runSshCommand({
-          ...plan.target,
-          command: plan.command,
-          timeoutMs: deps.sshTimeoutMs,
-          expectedFingerprint: plan.expectedFingerprint || null,
-        })
-        if (!plan.expectedFingerprint) {
-          await deps.settings.recordHostKey(result.fingerprint)
-          plan.expectedFingerprint = result.fingerprint
-        }
-        return payload(result, attempts)
+        const conf = await run(readConfCommand(plan.configPath), 256 * 1024 + 128)
+        if (conf.exit_code !== 0) return null
+        const location = debugLogLocation(conf.stdout.slice(65))
+        if (location === null) return null
+        const tail = await run(tailDebugLogCommand(location), DEBUG_LOG_MAX_BYTES + 64)
+        return tail.exit_code === 0 ? parseDebugLogTail(debugLogPath(location), tail.stdout) : null
+      } catch (error) {
+        if (error instanceof SshError) return null
+        throw error
+      }
+    },
+    async start(attempts, options = {}) {
+      try {
+        const command = startCommand({ nodeBinary: plan.nodeBinary, configPath: plan.configPath, reindex: options.reindex })
+        return payload(await run(command), attempts)
       } catch (error) {
         if (!(error instanceof SshError)) throw error
         const ssh = error.result ? payload(error.result, attempts) : undefined

@@ -5,7 +5,14 @@
  */
 import type { Queryable } from '@app/common'
 
-export type ActionName = 'stop' | 'start' | 'restart'
+export type ActionName = 'stop' | 'start' | 'restart' | 'start-reindex'
+
+/** One step of a start or restart as it happened (see lifecycle/phases.ts). */
+export interface ActionPhase {
+  phase: 'stopping' | 'stopped' | 'starting' | 'warming_up' | 'running' | 'failed'
+  at: string
+  message?: string
+}
 
 export interface ActionOutcome {
   ok: boolean
@@ -52,12 +59,26 @@ export function createActionsRepository(db: Queryable) {
       return rows[0] ? { id: Number(rows[0].id), startedAt: new Date(rows[0].started_at) } : null
     },
 
-    /** The action holding the lock, if any (for the 409 message). */
-    async running(): Promise<{ action: ActionName; started_at: Date } | null> {
-      const { rows } = await db.query<{ action: ActionName; started_at: Date }>(
-        'SELECT action, started_at FROM node_actions WHERE lock_key IS NOT NULL',
+    /** The action holding the lock, if any (for the 409 message and the live phases). */
+    async running(): Promise<{ action: ActionName; started_at: Date; phases: ActionPhase[] } | null> {
+      const { rows } = await db.query<{ action: ActionName; started_at: Date; phases: ActionPhase[] | null }>(
+        'SELECT action, started_at, phases FROM node_actions WHERE lock_key IS NOT NULL',
       )
-      return rows[0] ?? null
+      return rows[0] ? { ...rows[0], phases: rows[0].phases ?? [] } : null
+    },
+
+    /** The phases so far of a running action (read by other requests polling the node state). */
+    async setPhases(id: number, phases: ActionPhase[]): Promise<void> {
+      await db.query('UPDATE node_actions SET phases = $2::jsonb WHERE id = $1', [id, JSON.stringify(phases)])
+    },
+
+    /** The last action that ran (not one refused before running), for telling a stopped node from an unreachable one. */
+    async lastFinished(): Promise<{ action: ActionName; ok: boolean; finished_at: Date } | null> {
+      const { rows } = await db.query<{ action: ActionName; ok: boolean; finished_at: Date }>(
+        `SELECT action, ok, finished_at FROM node_actions
+         WHERE finished_at IS NOT NULL AND status_code NOT IN (400, 409) ORDER BY id DESC LIMIT 1`,
+      )
+      return rows[0] ? { ...rows[0], finished_at: new Date(rows[0].finished_at) } : null
     },
 
     async finish(id: number, outcome: ActionOutcome): Promise<Date> {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Static } from '@sinclair/typebox'
+import { type PhaseLog, phaseLog, waitForRpc } from '../lifecycle/phases.ts'
 import type { RpcClient } from '../rpc/client.ts'
 import { isRpcError } from '../rpc/errors.ts'
 import { checkedReply } from '../rpc/replies.ts'
@@ -20,6 +21,10 @@ export interface ActionDeps {
   /** Restart: how long to keep retrying the start while the old node still holds its datadir lock. */
   restartWaitMs: number
   retryIntervalMs?: number
+  /** Start and restart: how long to wait for the started node to answer RPC. */
+  startWaitMs: number
+  rpcTimeoutMs: number
+  pollIntervalMs?: number
 }
 
 // bitcoind's "Cannot obtain a lock on directory %s. %s is probably already running." (init.cpp).
@@ -29,6 +34,33 @@ function exitFailure(ssh: SshStep, extra = ''): ActionError {
   const said = (ssh.stderr.trim() || ssh.stdout.trim()).split('\n')[0]
   const how = ssh.exit_code === null ? 'was killed' : `exited with code ${ssh.exit_code}`
   return new ActionError(502, `The start command ${how}${said ? `: ${said}` : ''}${extra}`, { ssh })
+}
+
+/**
+ * After a start command exited 0: wait for RPC (recording the phases), and on a node that did not come up,
+ * fail with the tail of its debug.log.
+ */
+async function awaitStarted(deps: ActionDeps, host: NodeHost, phases: PhaseLog, steps: ActionSteps): Promise<ActionSteps> {
+  await phases.add('starting', steps.ssh?.stdout.trim() || undefined)
+  const outcome = await waitForRpc(deps.rpc, phases, {
+    waitMs: deps.startWaitMs,
+    intervalMs: deps.pollIntervalMs ?? 250,
+    rpcTimeoutMs: deps.rpcTimeoutMs,
+  })
+  if (outcome.ok) return { ...steps, phases: phases.list }
+  return failStart(host, phases, outcome.detail, steps)
+}
+
+/** A failed start: the `failed` phase, the debug.log tail when the host has one, and a 502. */
+async function failStart(host: NodeHost, phases: PhaseLog, detail: string, steps: ActionSteps): Promise<never> {
+  await phases.add('failed', detail)
+  const debugLog = (await host.readDebugLog?.()) ?? null
+  const hint = debugLog?.reindex_suggested ? ' The debug.log asks for a start with -reindex.' : ''
+  throw new ActionError(502, `${detail}${hint}`, {
+    ...steps,
+    phases: phases.list,
+    ...(debugLog ? { debug_log: debugLog } : {}),
+  })
 }
 
 export async function stopAction(deps: ActionDeps): Promise<ActionSteps> {
@@ -51,15 +83,22 @@ export async function stopAction(deps: ActionDeps): Promise<ActionSteps> {
   return { rpc: { method: 'stop', ok: true, result, node_was_running: true } }
 }
 
-export async function startAction(deps: ActionDeps): Promise<ActionSteps> {
+export async function startAction(
+  deps: ActionDeps,
+  phases = phaseLog(),
+  options: { reindex?: boolean } = {},
+): Promise<ActionSteps> {
   const host = await deps.nodeHost(await deps.settings.get())
-  const ssh = await host.start()
-  if (ssh.exit_code !== 0) throw exitFailure(ssh)
-  return { ssh }
+  const ssh = await host.start(undefined, options)
+  if (ssh.exit_code !== 0) return failStart(host, phases, exitFailure(ssh).message, { ssh })
+  return awaitStarted(deps, host, phases, { ssh })
 }
 
+/** The start with -reindex (rebuilds the block index and chainstate from the block files). */
+export const startReindexAction = (deps: ActionDeps, phases = phaseLog()) => startAction(deps, phases, { reindex: true })
+
 /** RPC stop (a node already down is fine), then the start, retried while the old process holds its lock. */
-export async function restartAction(deps: ActionDeps): Promise<ActionSteps> {
+export async function restartAction(deps: ActionDeps, phases = phaseLog()): Promise<ActionSteps> {
   const settings = await deps.settings.get()
   // Nothing is stopped unless the node can be started again.
   const host = await deps.nodeHost(settings)
@@ -68,6 +107,7 @@ export async function restartAction(deps: ActionDeps): Promise<ActionSteps> {
   try {
     const result = checkedReply('stop', await deps.rpc.call<unknown>('stop', [], { wallet: '', settings }))
     rpc = { method: 'stop', ok: true, result, node_was_running: true }
+    await phases.add('stopping', result ?? undefined)
   } catch (error) {
     if (!isRpcError(error)) throw error
     if (error.kind !== 'unreachable') {
@@ -75,6 +115,7 @@ export async function restartAction(deps: ActionDeps): Promise<ActionSteps> {
       throw new ActionError(502, `Restart aborted, the node was not stopped: ${error.message}`, { rpc: step })
     }
     rpc = { method: 'stop', ok: true, result: null, node_was_running: false, detail: `already down: ${error.message}` }
+    await phases.add('stopped', 'already down')
   }
   const deadline = Date.now() + deps.restartWaitMs
   const interval = deps.retryIntervalMs ?? 500
@@ -86,12 +127,15 @@ export async function restartAction(deps: ActionDeps): Promise<ActionSteps> {
       if (error instanceof ActionError) throw new ActionError(error.statusCode, error.message, { rpc, ...error.steps })
       throw error
     }
-    if (ssh.exit_code === 0) return { rpc, ssh }
     const locked = LOCKED.test(ssh.stderr) || LOCKED.test(ssh.stdout)
-    if (!locked) throw new ActionError(502, exitFailure(ssh).message, { rpc, ssh })
+    // The start went through or failed for another reason than the lock: the old process is gone.
+    if (phases.last()?.phase === 'stopping' && (ssh.exit_code === 0 || !locked)) await phases.add('stopped')
+    if (ssh.exit_code === 0) return awaitStarted(deps, host, phases, { rpc, ssh })
+    if (!locked) return failStart(host, phases, exitFailure(ssh).message, { rpc, ssh })
     if (Date.now() + interval > deadline) {
       const extra = ` (the old node still held its data directory after ${attempts} attempts in ${deps.restartWaitMs} ms)`
-      throw new ActionError(502, exitFailure(ssh, extra).message, { rpc, ssh })
+      await phases.add('failed', exitFailure(ssh, extra).message)
+      throw new ActionError(502, exitFailure(ssh, extra).message, { rpc, ssh, phases: phases.list })
     }
     await sleep(interval)
   }

@@ -16,6 +16,7 @@ export const ACTION_NAMES = [
   'stop',
   'start',
   'restart',
+  'start-reindex',
   'peers:disconnect',
   'peers:ban',
   'peers:unban',
@@ -71,7 +72,7 @@ export function createDashboardMetrics() {
   })
   const actions = new Counter({
     name: 'node_dashboard_actions_total',
-    help: 'Node actions (stop, start, restart) and peer changes (peers:disconnect, peers:ban, peers:unban, peers:clear-bans) by outcome (ok, invalid, conflict, failed)',
+    help: 'Node actions (stop, start, restart, start-reindex) and peer changes (peers:disconnect, peers:ban, peers:unban, peers:clear-bans) by outcome (ok, invalid, conflict, failed)',
     labelNames: ['action', 'outcome'],
     registers,
   })

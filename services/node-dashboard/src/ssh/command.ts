@@ -7,7 +7,15 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`
 }
 
-/** `<node_binary> -conf=<config_path> -daemon`, every value quoted. */
-export function startCommand({ nodeBinary, configPath }: { nodeBinary: string; configPath: string }): string {
-  return `${shellQuote(nodeBinary)} -conf=${shellQuote(configPath)} -daemon`
+/** `<node_binary> -conf=<config_path> -daemon` (and `-reindex` when asked), every value quoted. */
+export function startCommand({
+  nodeBinary,
+  configPath,
+  reindex = false,
+}: {
+  nodeBinary: string
+  configPath: string
+  reindex?: boolean
+}): string {
+  return `${shellQuote(nodeBinary)} -conf=${shellQuote(configPath)} -daemon${reindex ? ' -reindex' : ''}`
 }

@@ -62,6 +62,8 @@ t.test(
     const start = await run(startCommand({ nodeBinary: NODE_BINARY, configPath: host.confPath }))
     t.equal(start.exit_code, 0, start.stderr)
     await host.waitReady()
+    const reindex = await run(startCommand({ nodeBinary: NODE_BINARY, configPath: host.confPath, reindex: true }))
+    t.match(reindex, { exit_code: 1, stderr: /Cannot obtain a lock/ }, 'the -reindex start passes (and meets the running node)')
 
     const settings = {
       rpc_cookie_path: host.cookiePath,
