@@ -73,12 +73,13 @@ export function createActionsRepository(db: Queryable) {
     },
 
     /** The last action that ran (not one refused before running), for telling a stopped node from an unreachable one. */
-    async lastFinished(): Promise<{ action: ActionName; ok: boolean; finished_at: Date } | null> {
-      const { rows } = await db.query<{ action: ActionName; ok: boolean; finished_at: Date }>(
-        `SELECT action, ok, finished_at FROM node_actions
+    async lastFinished(): Promise<{ action: ActionName; ok: boolean; finished_at: Date; phases: ActionPhase[] } | null> {
+      const { rows } = await db.query<{ action: ActionName; ok: boolean; finished_at: Date; phases: ActionPhase[] | null }>(
+        `SELECT action, ok, finished_at, phases FROM node_actions
          WHERE finished_at IS NOT NULL AND status_code NOT IN (400, 409) ORDER BY id DESC LIMIT 1`,
       )
-      return rows[0] ? { ...rows[0], finished_at: new Date(rows[0].finished_at) } : null
+      const row = rows[0]
+      return row ? { ...row, finished_at: new Date(row.finished_at), phases: row.phases ?? [] } : null
     },
 
     async finish(id: number, outcome: ActionOutcome): Promise<Date> {

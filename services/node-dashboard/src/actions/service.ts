@@ -44,7 +44,7 @@ async function awaitStarted(deps: ActionDeps, host: NodeHost, phases: PhaseLog, 
   await phases.add('starting', steps.ssh?.stdout.trim() || undefined)
   const outcome = await waitForRpc(deps.rpc, phases, {
     waitMs: deps.startWaitMs,
-    intervalMs: deps.pollIntervalMs ?? 250,
+    intervalMs: deps.pollIntervalMs ?? 200,
     rpcTimeoutMs: deps.rpcTimeoutMs,
   })
   if (outcome.ok) return { ...steps, phases: phases.list }

@@ -36,7 +36,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = as
         description:
           'One getblockchaininfo call (at most RPC_TIMEOUT_MS): running; warming_up (error -28, its message); a refused ' +
           'connection is stopping (for 10 s after an accepted stop, or while a restart waits for the old process), stopped ' +
-          '(after that) or unreachable; a timeout is unreachable; no rpc_url or another error is unknown. Never 502: a down node is a state.',
+          '(after that, or after a start that the dashboard saw fail) or unreachable; a timeout is unreachable; no rpc_url or another error is unknown. Never 502: a down node is a state.',
         tags: ['actions'],
         response: { 200: described(NodeStateResponse, 'The state now.'), ...errorResponse(401) },
       },

@@ -2,7 +2,8 @@
  * The node's lifecycle state from one RPC probe and the action records: running, warming_up (bitcoind's
  * init status as message), stopping, stopped, unreachable or unknown. bitcoind closes its RPC port within
  * milliseconds of accepting `stop` and then flushes until it exits (1.5 s on regtest, minutes on a busy
- * mainnet node), so after an accepted stop a closed port reads as stopping for STOP_FLUSH_MS, then stopped.
+ * mainnet node), so after an accepted stop a closed port reads as stopping for STOP_FLUSH_MS, then stopped;
+ * after a start the dashboard saw fail, it reads as stopped.
  */
 import type { ActionName, ActionPhase, ActionsRepository } from '../actions/repository.ts'
 import type { RpcClient } from '../rpc/client.ts'
@@ -61,6 +62,10 @@ export async function readNodeState(deps: {
       if (last?.action === 'stop' && last.ok) {
         const flushing = Date.now() - last.finished_at.getTime() < STOP_FLUSH_MS
         return { ...base, state: flushing ? 'stopping' : 'stopped', message: probe.message }
+      }
+      // The dashboard saw the started node fail (it exited, or never answered): down, not lost.
+      if (last && !last.ok && last.phases.some((p) => p.phase === 'starting') && last.phases.at(-1)?.phase === 'failed') {
+        return { ...base, state: 'stopped', message: `the last ${last.action} failed: ${last.phases.at(-1)?.message ?? ''}` }
       }
       return { ...base, state: 'unreachable', message: probe.message }
     }

@@ -72,6 +72,8 @@ test('the guided lifecycle over a real sshd', { skip: unavailable ?? false }, as
     t.equal(failed.body.debug_log.truncated, false)
     t.ok(failed.body.debug_log.lines.some((l: string) => l.endsWith('Error: Corrupted block database detected.')))
     t.ok(failed.body.debug_log.lines.includes('Please restart with -reindex or -reindex-chainstate to recover.'))
+    const down = (await app.inject({ method: 'GET', url: '/api/node/state', headers: { cookie } })).json()
+    t.match(down, { state: 'stopped', message: /^the last start failed: The node stopped answering/ })
 
     const reindex = (body: unknown, headers: Record<string, string> = {}) =>
       app.inject({ method: 'POST', url: '/api/actions/start-reindex', headers: { cookie, ...headers }, payload: body as object })

@@ -4,12 +4,46 @@ import { formatDateTime } from '../format.ts'
 import type { ScreenContext } from '../main.ts'
 import { pick } from '../pick.ts'
 
-type Action = 'stop' | 'start' | 'restart'
+type Action = 'stop' | 'start' | 'restart' | 'start-reindex'
 
 const descriptions: Record<Action, string> = {
   stop: 'Stop the node through its RPC "stop" call.',
   start: 'Start the node over SSH with the configured binary and config file.',
   restart: 'Stop the node, wait for it to exit, then start it again over SSH.',
+  'start-reindex':
+    'Start the node with -reindex: it rebuilds its block index and chainstate from the block files, which takes hours on mainnet.',
+}
+
+const STATE_TEXT: Record<string, string> = {
+  running: 'Running',
+  warming_up: 'Warming up',
+  stopping: 'Stopping',
+  stopped: 'Stopped',
+  unreachable: 'Unreachable',
+  unknown: 'Unknown',
+}
+
+interface Phase {
+  phase: string
+  at: string
+  message?: string
+}
+
+function phaseList(phases: unknown): HTMLElement | null {
+  if (!Array.isArray(phases) || phases.length === 0) return null
+  return h(
+    'ol',
+    { class: 'phases', 'data-testid': 'phases' },
+    (phases as Phase[]).map((p) =>
+      h(
+        'li',
+        { 'data-phase': p.phase },
+        h('strong', null, p.phase.replace('_', ' ')),
+        ` ${formatDateTime(p.at)}`,
+        p.message ? ` — ${p.message}` : '',
+      ),
+    ),
+  )
 }
 
 // The last result survives moving between screens, so the operator can come back to it.
@@ -19,7 +53,8 @@ let inflight: { action: Action; done: Promise<void> } | null = null
 
 async function execute(action: Action): Promise<void> {
   try {
-    const body = await api<Record<string, unknown>>('POST', `/api/actions/${action}`)
+    const payload = action === 'start-reindex' ? { confirm: true } : undefined
+    const body = await api<Record<string, unknown>>('POST', `/api/actions/${action}`, payload)
     lastResult = { action, body, error: null }
   } catch (error) {
     // A 401 already took the user back to the login screen.
@@ -40,7 +75,35 @@ function pre(label: string, text: unknown, testid: string): Child {
   )
 }
 
-function resultView(result: NonNullable<typeof lastResult>): HTMLElement {
+function debugLogView(log: unknown, onReindex: () => void): Child {
+  if (!log || typeof log !== 'object') return null
+  const { path, lines, truncated, reindex_suggested } = log as {
+    path: string
+    lines: string[]
+    truncated: boolean
+    reindex_suggested: boolean
+  }
+  return h(
+    'div',
+    null,
+    h('h3', null, `debug.log (${path})${truncated ? ', last lines' : ''}`),
+    h('pre', { class: 'output', 'data-testid': 'debug-log', tabindex: '0' }, lines.join('\n') || '(empty)'),
+    reindex_suggested
+      ? h(
+          'p',
+          null,
+          'The log asks for a restart with -reindex. ',
+          h(
+            'button',
+            { type: 'button', class: 'danger', 'data-action': 'start-reindex', onclick: onReindex },
+            'Start with -reindex',
+          ),
+        )
+      : null,
+  )
+}
+
+function resultView(result: NonNullable<typeof lastResult>, onReindex: () => void): HTMLElement {
   const body = result.body ?? {}
   const remote = pick(body, 'remote', 'ssh', 'payload')
   const src = remote && typeof remote === 'object' ? remote : body
@@ -70,8 +133,11 @@ function resultView(result: NonNullable<typeof lastResult>): HTMLElement {
     pick(body, 'rpc.result', 'result', 'message') !== undefined
       ? pre('Node reply', pick(body, 'rpc.result', 'result', 'message'), 'rpc-reply')
       : null,
+    phaseList(pick(body, 'phases')) ? h('h3', null, 'Phases') : null,
+    phaseList(pick(body, 'phases')),
     hasRemote ? pre('stdout', pick(src, 'stdout'), 'stdout') : null,
     hasRemote ? pre('stderr', pick(src, 'stderr'), 'stderr') : null,
+    debugLogView(pick(body, 'debug_log'), onReindex),
   )
 }
 
@@ -95,6 +161,33 @@ export function mountActions(view: HTMLElement, ctx: ScreenContext): () => void 
     ),
   )
   let pending: Action | null = null
+  const ask = (action: Action) => {
+    pending = action
+    replace(confirmText, `${descriptions[action]} Continue?`)
+    replace(confirmButton, action === 'start-reindex' ? 'Start with -reindex' : action[0].toUpperCase() + action.slice(1))
+    dialog.showModal()
+  }
+  const nodeState = h('p', { 'data-testid': 'lifecycle-state', 'data-state': 'unknown' }, 'Node state: …')
+  const livePhases = h('div', { 'aria-live': 'polite', 'data-testid': 'live-phases' })
+  let polling: ReturnType<typeof setTimeout> | null = null
+  // While an action runs, its phases come from the node state route (the POST answers only at the end).
+  async function refreshState(): Promise<void> {
+    polling = null
+    try {
+      const state = await api<{ state: string; message: string | null; action: { phases: Phase[] } | null }>(
+        'GET',
+        '/api/node/state',
+      )
+      if (stopped) return
+      nodeState.setAttribute('data-state', state.state)
+      replace(nodeState, `Node state: ${STATE_TEXT[state.state] ?? state.state}${state.message ? ` — ${state.message}` : ''}`)
+      replace(livePhases, inflight ? phaseList(state.action?.phases) : null)
+    } catch {
+      if (stopped) return
+      replace(nodeState, 'Node state: could not be read')
+    }
+    if (inflight && !stopped) polling = setTimeout(() => void refreshState(), 1000)
+  }
   confirmButton.addEventListener('click', () => {
     dialog.close()
     if (pending) run(pending)
@@ -107,12 +200,7 @@ export function mountActions(view: HTMLElement, ctx: ScreenContext): () => void 
         type: 'button',
         class: action === 'start' ? '' : 'danger',
         'data-action': action,
-        onclick: () => {
-          pending = action
-          replace(confirmText, `${descriptions[action]} Continue?`)
-          replace(confirmButton, action[0].toUpperCase() + action.slice(1))
-          dialog.showModal()
-        },
+        onclick: () => ask(action),
       },
       action[0].toUpperCase() + action.slice(1),
     ),
@@ -120,22 +208,33 @@ export function mountActions(view: HTMLElement, ctx: ScreenContext): () => void 
 
   function setRunning(action: Action | null): void {
     for (const b of buttons) b.disabled = action !== null
+    resultHolder.querySelectorAll('button').forEach((b) => {
+      b.disabled = action !== null
+    })
     view.setAttribute('aria-busy', String(action !== null))
     replace(status, action ? `Running ${action}… this can take a while.` : 'No action running.')
   }
 
   function showResult(): void {
-    if (lastResult) replace(resultHolder, resultView(lastResult), overviewLink())
+    if (lastResult)
+      replace(
+        resultHolder,
+        resultView(lastResult, () => ask('start-reindex')),
+        overviewLink(),
+      )
   }
 
   // Follows the action in flight, also one started before the user left and came back to this screen.
   function watch(): void {
     if (!inflight) return
     setRunning(inflight.action)
+    if (polling === null) void refreshState()
     void inflight.done.then(() => {
       if (stopped) return
       setRunning(null)
+      replace(livePhases)
       showResult()
+      void refreshState()
     })
   }
 
@@ -162,14 +261,18 @@ export function mountActions(view: HTMLElement, ctx: ScreenContext): () => void 
       ),
       h('div', { class: 'buttons' }, buttons),
       status,
+      nodeState,
+      livePhases,
     ),
     resultHolder,
     dialog,
   )
   showResult()
   watch()
+  if (!inflight) void refreshState()
   return () => {
     stopped = true
+    if (polling !== null) clearTimeout(polling)
     if (dialog.open) dialog.close()
   }
 }
