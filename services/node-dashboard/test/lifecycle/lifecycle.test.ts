@@ -77,7 +77,7 @@ test('the guided lifecycle over a real sshd', { skip: unavailable ?? false }, as
 
     const reindex = (body: unknown, headers: Record<string, string> = {}) =>
       app.inject({ method: 'POST', url: '/api/actions/start-reindex', headers: { cookie, ...headers }, payload: body as object })
-    for (const body of [{}, { confirm: false }, { confirm: 'yes' }]) {
+    for (const body of [undefined, {}, { confirm: false }, { confirm: 'yes' }, { confirm: true, extra: 1 }]) {
       const refused = await reindex(body)
       t.equal(refused.statusCode, 422, `refused without confirm: true (${JSON.stringify(body)})`)
     }
