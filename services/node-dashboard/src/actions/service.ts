@@ -124,7 +124,10 @@ export async function restartAction(deps: ActionDeps, phases = phaseLog()): Prom
     try {
       ssh = await host.start(attempts)
     } catch (error) {
-      if (error instanceof ActionError) throw new ActionError(error.statusCode, error.message, { rpc, ...error.steps })
+      if (error instanceof ActionError) {
+        await phases.add('failed', error.message)
+        throw new ActionError(error.statusCode, error.message, { rpc, ...error.steps, phases: phases.list })
+      }
       throw error
     }
     const locked = LOCKED.test(ssh.stderr) || LOCKED.test(ssh.stdout)
