@@ -54,7 +54,7 @@ test('bin/bitcoind.sh reports a missing config file like bitcoind', async (t) =>
 test('warm-up statuses come in init.cpp order, then the node answers', async (t) => {
   const host = await createNodeHost()
   t.teardown(() => host.cleanup())
-  await host.writeConf(undefined, 'simwarmupms=100\nsimblockindexms=400\nsimverifyblocksms=200')
+  await host.writeConf(undefined, 'simwarmupms=100\nsimblockindexms=1500\nsimverifyblocksms=1000')
   t.equal((await host.start()).code, 0)
   const seen: string[] = []
   const deadline = Date.now() + 15_000
