@@ -24,6 +24,7 @@ import { memesRepositoryPlugin, memeUseCasesPlugin } from './memes/plugin.ts'
 import { memesRoutes } from './memes/routes.ts'
 import { memeSchemas } from './memes/schemas.ts'
 import { suggestRoutes } from './memes/suggest-routes.ts'
+import { trendingRoutes } from './memes/trending-routes.ts'
 import { moderationPlugin } from './moderation/plugin.ts'
 import { openapiPlugin } from './openapi/plugin.ts'
 import { databaseUnavailableResponse, sharedSchemasPlugin } from './schemas.ts'
@@ -78,6 +79,7 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   const readLimit = { bucket: 'read', max: config.READ_RATE_LIMIT, windowSeconds: window }
   await fastify.register(memesRoutes, { readLimit })
   await fastify.register(suggestRoutes, { readLimit })
+  await fastify.register(trendingRoutes, { readLimit })
   await fastify.register(tagsRoutes, { readLimit })
   await fastify.register(mediaRoutes, {
     mediaLimit,

@@ -127,16 +127,17 @@ export const giphyRoutes: FastifyPluginAsyncTypebox<{ readLimit: RouteRateLimit 
       ...common,
       schema: {
         operationId: 'giphyTrending',
-        summary: 'Newest memes (GIPHY trending)',
-        description: 'The catalog has no trending order yet: approved memes newest first.',
+        summary: 'Trending memes (GIPHY trending)',
+        description:
+          'Approved memes in the catalog’s trending order (views and downloads, halving every 2 days), then newest first.',
         tags: ['gifs'],
         querystring: TrendingQuery,
-        response: { 200: okResponse(GiphyGifList, 'A page of memes, newest first.'), ...errorResponses },
+        response: { 200: okResponse(GiphyGifList, 'A page of memes, most trending first.'), ...errorResponses },
       },
     },
     async (request, reply) => {
       const { limit = DEFAULT_LIMIT, offset = 0, rating } = request.query
-      const found = (await model()).find({ tags: ratingTags(rating), offset, limit })
+      const found = (await model()).find({ tags: ratingTags(rating), order: 'trending', offset, limit })
       const data = await gifs(request, found.records)
       return send(reply, { data, pagination: { total_count: found.total, count: data.length, offset }, meta: ok() })
     },

@@ -3,8 +3,11 @@ import type { CounterDelta } from '../memes/repository.ts'
 export interface MediaCounters {
   /** Counts one delivered image (a view, or a download for ?download=1). */
   hit(id: string, download: boolean): void
-  /** Writes what was counted so far (one statement); counts are kept for the next try on failure. */
-  flush(): Promise<void>
+  /**
+   * Writes what was counted so far (one statement), as events at `at` (epoch ms, default now) for the trending
+   * score; counts are kept for the next try on failure.
+   */
+  flush(at?: number): Promise<void>
   /** Stops the timer and writes the rest. */
   close(): Promise<void>
   readonly pendingCount: number
@@ -15,7 +18,7 @@ export interface MediaCounters {
  * so serving an image never waits for (or queues) a write.
  */
 export function createMediaCounters(
-  write: (deltas: CounterDelta[]) => Promise<void>,
+  write: (deltas: CounterDelta[], at: number) => Promise<void>,
   intervalMs: number,
   log: { warn: (o: unknown, m?: string) => void },
 ): MediaCounters {
@@ -34,12 +37,12 @@ export function createMediaCounters(
     else delta.views++
   }
 
-  async function flushOnce() {
+  async function flushOnce(at: number | undefined) {
     if (pending.size === 0) return
     const batch = pending
     pending = new Map()
     try {
-      await write([...batch.values()])
+      await write([...batch.values()], at ?? Date.now())
     } catch (error) {
       // Put them back: they are added to whatever was counted meanwhile and written next time.
       for (const d of batch.values()) {
@@ -53,10 +56,10 @@ export function createMediaCounters(
     }
   }
 
-  async function flush() {
+  async function flush(at?: number) {
     // One write at a time; a flush asked for during a write runs after it.
     while (running) await running
-    running = flushOnce().finally(() => {
+    running = flushOnce(at).finally(() => {
       running = null
     })
     return running

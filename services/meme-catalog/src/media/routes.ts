@@ -55,8 +55,8 @@ const mediaHeaders = {
 
 const media: FastifyPluginAsyncTypebox<MediaRoutesOptions> = async (fastify, { mediaLimit, counterFlushMs, cacheMegabytes }) => {
   const counters = createMediaCounters(
-    async (deltas) => {
-      const totals = await fastify.memes.addCounts(deltas)
+    async (deltas, at) => {
+      const totals = await fastify.memes.addCounts(deltas, at)
       await fastify.readModel.countsChanged(totals)
     },
     counterFlushMs,

@@ -1,5 +1,6 @@
 import { CopyTextReader, type Queryable } from '@app/common'
 import type { MemeT } from './schemas.ts'
+import { addScoresSql, eventScore, NO_TRENDING_SCORE } from './trending.ts'
 
 /** A public meme plus what the read model needs beside the wire record. */
 export interface MemeRow {
@@ -21,6 +22,8 @@ export interface MemeRow {
   tags: string[] | null
   /** The perceptual hash; read for the read model's similar-image index, never part of the wire record. */
   phash?: string | null
+  /** The trending score (null: never viewed); read for the read model, never part of the wire record. */
+  trending?: number | null
 }
 
 const BASE_COLUMNS = `m.id, m.created_at, m.status, m.byte_size, m.width, m.height, m.mime, m.original_mime, m.original_name,
@@ -79,15 +82,25 @@ export interface PublicMemeRecord {
    * and clears it here, so no string per meme stays behind.
    */
   phash?: string | null
+  /** The trending score (src/memes/trending.ts); -Infinity or absent when never viewed. */
+  trending?: number
 }
 
 /** A public meme as the database gives it to the read model: the wire record and its perceptual hash. */
-export type PublicMeme = MemeT & { phash: string | null }
+export type PublicMeme = MemeT & { phash: string | null; trending: number }
+
+/** New counter totals and trending score of a meme, as a flush writes them. */
+export interface MemeCounts {
+  id: string
+  view_count: number
+  download_count: number
+  trending: number
+}
 
 // The batch columns, read from COPY's text output in this order: no status or mime (the same for every public
 // meme); created_at as whole epoch milliseconds, as a Date would hold it, so no Date is parsed or formatted per row.
 const RECORD_COLUMNS = `m.id, floor(extract(epoch FROM m.created_at) * 1000)::int8, m.byte_size, m.width, m.height,
-  m.original_mime, m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption, m.phash`
+  m.original_mime, m.original_name, m.moderation_score, m.moderation_reason, m.view_count, m.download_count, m.demo, m.caption, m.phash, m.trending`
 const HEX_ID = /^[0-9a-f]{64}$/
 
 /** The record of the reader's current row (columns as RECORD_COLUMNS, then the tags). */
@@ -106,8 +119,9 @@ function readRecord(row: CopyTextReader): PublicMemeRecord {
     downloadCount: row.integer(10),
     demo: row.boolean(11),
     caption: row.text(12) as string,
-    tags: row.textArray(14) ?? [],
+    tags: row.textArray(15) ?? [],
     phash: row.text(13),
+    trending: row.isNull(14) ? NO_TRENDING_SCORE : row.number(14),
   }
 }
 
@@ -132,6 +146,29 @@ export interface PublicListQuery {
   tags: string[]
   offset: number
   limit: number
+  /** Newest first (default), or by trending score then newest (memes_public_trending's order). */
+  order?: 'newest' | 'trending'
+}
+
+const LIST_ORDER = {
+  newest: 'm.created_at DESC, m.id DESC',
+  trending: 'm.trending DESC NULLS LAST, m.created_at DESC, m.id DESC',
+}
+
+interface CountsRow {
+  id: string
+  view_count: number | string
+  download_count: number | string
+  trending: number | null
+}
+
+function toCounts(row: CountsRow): MemeCounts {
+  return {
+    id: row.id,
+    view_count: Number(row.view_count),
+    download_count: Number(row.download_count),
+    trending: row.trending === null ? NO_TRENDING_SCORE : Number(row.trending),
+  }
 }
 
 export interface CounterDelta {
@@ -145,8 +182,14 @@ export function createMemesRepository(db: Queryable) {
   return {
     /** The meme if it is public (approved, not deleted), else null. */
     async findPublic(id: string): Promise<PublicMeme | null> {
-      const { rows } = await db.query<MemeRow>(`SELECT ${COLUMNS}, m.phash FROM memes m WHERE m.id = $1 AND ${PUBLIC}`, [id])
-      return rows[0] ? { ...toMeme(rows[0]), phash: rows[0].phash ?? null } : null
+      const { rows } = await db.query<MemeRow>(
+        `SELECT ${COLUMNS}, m.phash, m.trending FROM memes m WHERE m.id = $1 AND ${PUBLIC}`,
+        [id],
+      )
+      const row = rows[0]
+      if (!row) return null
+      const trending = row.trending === null || row.trending === undefined ? NO_TRENDING_SCORE : Number(row.trending)
+      return { ...toMeme(row), phash: row.phash ?? null, trending }
     },
 
     /**
@@ -182,14 +225,19 @@ export function createMemesRepository(db: Queryable) {
       if (batch.length > 0) yield batch
     },
 
-    /** Newest first, all tags required: the database answer used while the read model is loading. */
-    async listPublic({ tags, offset, limit }: PublicListQuery): Promise<{ total: number; memes: MemeT[] }> {
-      const tagFilter = `(SELECT count(*) FROM meme_tags t WHERE t.meme_id = m.id AND t.tag = ANY($1::text[])) = cardinality($1::text[])`
-      const where = `${PUBLIC} AND ${tagFilter}`
-      const count = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM memes m WHERE ${where}`, [tags])
+    /** Newest first or trending, all tags required: the database answer used while the read model is loading. */
+    async listPublic({ tags, offset, limit, order = 'newest' }: PublicListQuery): Promise<{ total: number; memes: MemeT[] }> {
+      // Without tags no filter at all: its per-row subquery would hide the order's index from the planner.
+      const tagFilter = `AND (SELECT count(*) FROM meme_tags t WHERE t.meme_id = m.id AND t.tag = ANY($3::text[])) = cardinality($3::text[])`
+      const where = `${PUBLIC} ${tags.length > 0 ? tagFilter : ''}`
+      const filterParams = tags.length > 0 ? [tags] : []
+      const count = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM memes m WHERE ${where.replaceAll('$3', '$1')}`,
+        filterParams,
+      )
       const { rows } = await db.query<MemeRow>(
-        `SELECT ${COLUMNS} FROM memes m WHERE ${where} ORDER BY m.created_at DESC, m.id DESC OFFSET $2 LIMIT $3`,
-        [tags, offset, limit],
+        `SELECT ${COLUMNS} FROM memes m WHERE ${where} ORDER BY ${LIST_ORDER[order]} OFFSET $1 LIMIT $2`,
+        [offset, limit, ...filterParams],
       )
       return { total: Number(count.rows[0]?.n ?? 0), memes: rows.map(toMeme) }
     },
@@ -209,25 +257,34 @@ export function createMemesRepository(db: Queryable) {
       return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null
     },
 
-    /** Adds batched view/download counts in one statement; returns the new totals. */
-    async addCounts(deltas: CounterDelta[]): Promise<{ id: string; view_count: number; download_count: number }[]> {
+    /**
+     * Adds batched view/download counts, and to the trending score their events at `at` (epoch ms), in one
+     * statement; returns the new totals and scores.
+     */
+    async addCounts(deltas: CounterDelta[], at: number): Promise<MemeCounts[]> {
       if (deltas.length === 0) return []
-      const { rows } = await db.query<{ id: string; view_count: number; download_count: number }>(
-        `UPDATE memes m SET view_count = m.view_count + d.views, download_count = m.download_count + d.downloads
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(id, views, downloads)
+      const { rows } = await db.query<CountsRow>(
+        `UPDATE memes m SET view_count = m.view_count + d.views, download_count = m.download_count + d.downloads,
+           trending = ${addScoresSql('m.trending', 'd.score')}
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::float8[]) AS d(id, views, downloads, score)
          WHERE m.id = d.id
-         RETURNING m.id, m.view_count, m.download_count`,
-        [deltas.map((d) => d.id), deltas.map((d) => d.views), deltas.map((d) => d.downloads)],
+         RETURNING m.id, m.view_count, m.download_count, m.trending`,
+        [
+          deltas.map((d) => d.id),
+          deltas.map((d) => d.views),
+          deltas.map((d) => d.downloads),
+          deltas.map((d) => eventScore(d.views, d.downloads, at)),
+        ],
       )
-      return rows.map((r) => ({ id: r.id, view_count: Number(r.view_count), download_count: Number(r.download_count) }))
+      return rows.map(toCounts)
     },
 
-    async findCounts(ids: string[]): Promise<{ id: string; view_count: number; download_count: number }[]> {
-      const { rows } = await db.query<{ id: string; view_count: number; download_count: number }>(
-        'SELECT id, view_count, download_count FROM memes WHERE id = ANY($1::text[])',
+    async findCounts(ids: string[]): Promise<MemeCounts[]> {
+      const { rows } = await db.query<CountsRow>(
+        'SELECT id, view_count, download_count, trending FROM memes WHERE id = ANY($1::text[])',
         [ids],
       )
-      return rows.map((r) => ({ id: r.id, view_count: Number(r.view_count), download_count: Number(r.download_count) }))
+      return rows.map(toCounts)
     },
   }
 }

@@ -92,6 +92,22 @@ export const MemeListResponse = Type.Object(
   { $id: 'MemeListResponse', description: 'One page of approved memes, newest first (by relevance with q).' },
 )
 
+export const MemeTrendingResponse = Type.Object(
+  {
+    page: Type.Integer({ description: 'The page served (clamped to the last page).' }),
+    pageSize: Type.Integer(),
+    total: Type.Integer({ description: 'Number of matching memes.' }),
+    totalPages: Type.Integer({ description: '0 when nothing matches.' }),
+    memes: Type.Array(ref(Meme)),
+    rateLimit: ref(RateLimit),
+  },
+  {
+    $id: 'MemeTrendingResponse',
+    description:
+      'One page of approved memes, most trending first (views and downloads, halving every 2 days), then newest first.',
+  },
+)
+
 export const MemeSuggestion = Type.Object(
   {
     value: Type.String({ description: 'The completed word (as indexed: lowercase, accents removed) or the tag name.' }),
@@ -143,6 +159,7 @@ export const memeSchemas = [
   Meme,
   MemeHighlight,
   MemeListResponse,
+  MemeTrendingResponse,
   MemeSuggestion,
   MemeSuggestResponse,
   MemeAddResponse,

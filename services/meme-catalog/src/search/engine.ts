@@ -5,7 +5,7 @@ import { type CompletionSource, complete } from './complete.ts'
 import { ForwardIndex } from './forward.ts'
 import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
 import { detach, foldText, parseQuery, type QueryWord, tokenize } from './normalize.ts'
-import { type Columns, NewestOrder } from './order.ts'
+import { type Columns, ListingOrder, newestFirst, trendingFirst } from './order.ts'
 import { Postings } from './postings.ts'
 import { rankTopK } from './rank.ts'
 import { SlotTable } from './slots.ts'
@@ -51,10 +51,11 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   private slotCount = 0
   private capacity = 0
   private totalLength = 0
-  private readonly columns: Columns = { ids: [], createdAt: new Float64Array(0) }
+  private readonly columns: Columns = { ids: [], createdAt: new Float64Array(0), trending: new Float64Array(0) }
   private docLength = new Uint32Array(0)
   private forward = new ForwardIndex()
-  private order = new NewestOrder(this.columns)
+  private order = new ListingOrder(this.columns, newestFirst)
+  private trendingOrder = new ListingOrder(this.columns, trendingFirst)
   /** Folded forms of accented words already seen (see tokenize). */
   private folded = new Map<string, string>()
   private termIds = new Int32Array(256)
@@ -152,11 +153,22 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     else this.forward.set(slot, this.termIds, n)
     this.columns.ids[slot] = doc.id
     this.columns.createdAt[slot] = doc.createdAt
+    this.columns.trending[slot] = doc.trending ?? Number.NEGATIVE_INFINITY
     this.docLength[slot] = length
     if (length < this.minDocLength) this.minDocLength = length
     this.totalLength += length
     this.slotOf.set(doc.id, slot)
     this.order.added(slot)
+    this.trendingOrder.added(slot)
+  }
+
+  setTrending(id: string, score: number): void {
+    const slot = this.slotOf.get(id)
+    if (slot < 0 || this.columns.trending[slot] === score) return
+    // Moved in the listing: merged with the other changes on the next read.
+    this.trendingOrder.removed(slot)
+    this.columns.trending[slot] = score
+    this.trendingOrder.added(slot)
   }
 
   remove(id: string): void {
@@ -179,6 +191,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     this.columns.ids = []
     this.forward.clear()
     this.order.clear()
+    this.trendingOrder.clear()
     this.folded = new Map()
     this.minDocLength = Number.POSITIVE_INFINITY
   }
@@ -189,6 +202,10 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     const words = query.q === undefined ? [] : parseQuery(query.q)
     if (query.q !== undefined && words.length === 0) throw new EmptyQueryError()
     const tags = [...new Set((query.tags ?? []).map((tag) => this.resolveTag(tag.toLowerCase())))]
+    if (query.order === 'trending') {
+      if (words.length > 0) throw new Error('a trending listing takes no search words')
+      return this.listTrending(tags, offset, limit)
+    }
     if (words.length === 0 && tags.length === 0) {
       const slots = this.order.page(offset, limit)
       return { total: this.order.count(), ids: slots.map((slot) => this.columns.ids[slot] as string) }
@@ -213,6 +230,24 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     const { scores, cand } = this.scratch
     const ids = rankTopK({ scores, cand, ...this.columns }, count, offset, limit)
     return { total: count, ids }
+  }
+
+  /** Highest trending score first, then newest; tags narrow it through the bitset of their matches. */
+  private listTrending(tags: string[], offset: number, limit: number): SearchResult {
+    const ids = this.columns.ids
+    if (tags.length === 0) {
+      return { total: this.trendingOrder.count(), ids: this.trendingOrder.page(offset, limit).map((slot) => ids[slot] as string) }
+    }
+    const operands: Operand[] = []
+    for (const tag of tags) {
+      const postings = this.tagLists.get(tag)
+      if (postings === undefined) return { total: 0, ids: [] }
+      operands.push({ lists: [postings], tiers: [0], scored: false, estimate: postings.length })
+    }
+    const { matches, union } = this.scratch
+    const total = matchBits(operands, matches, union)
+    if (offset >= total) return { total, ids: [] }
+    return { total, ids: this.trendingOrder.pageIn(matches, offset, limit).map((slot) => ids[slot] as string) }
   }
 
   setAliases(aliases: ReadonlyMap<string, string>): void {
@@ -400,17 +435,22 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     this.columns.ids[slot] = undefined
     this.freeSlots.push(slot)
     this.order.removed(slot)
+    this.trendingOrder.removed(slot)
   }
 
   private grow(capacity: number): void {
     const createdAt = new Float64Array(capacity)
     createdAt.set(this.columns.createdAt)
     this.columns.createdAt = createdAt
+    const trending = new Float64Array(capacity)
+    trending.set(this.columns.trending)
+    this.columns.trending = trending
     const docLength = new Uint32Array(capacity)
     docLength.set(this.docLength)
     this.docLength = docLength
     this.forward.grow(capacity)
     this.order.grow(capacity)
+    this.trendingOrder.grow(capacity)
     this.scratch = createScratch(capacity, this.thresholdFrom)
     this.capacity = capacity
   }

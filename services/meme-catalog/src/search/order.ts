@@ -3,14 +3,32 @@ export interface Columns {
   /** A free slot has ids[slot] === undefined. */
   ids: (string | undefined)[]
   createdAt: Float64Array
+  /** The trending score (log2 of the decayed sum of views and downloads; -Infinity when never viewed). */
+  trending: Float64Array
+}
+
+/** True when slot a lists after slot b. */
+export type ListsAfter = (columns: Columns, a: number, b: number) => boolean
+
+/** Newest first: createdAt, then id. */
+export const newestFirst: ListsAfter = ({ createdAt, ids }, a, b) => {
+  if (createdAt[a] !== createdAt[b]) return createdAt[a] < createdAt[b]
+  return (ids[a] as string) < (ids[b] as string)
+}
+
+/** Highest trending score first, then newest first (a stable order for ties, as the database's index). */
+export const trendingFirst: ListsAfter = (columns, a, b) => {
+  const { trending } = columns
+  if (trending[a] !== trending[b]) return trending[a] < trending[b]
+  return newestFirst(columns, a, b)
 }
 
 /**
- * Live slots ordered oldest first (createdAt, then id), read backwards for newest-first listings. Oldest first
- * makes the common change, a meme newer than all others, an append; other changes are merged in lazily,
- * sorting only what changed.
+ * Live slots in listing order, stored last first (read backwards). For newest first, the common change, a meme
+ * newer than all others, is an append; other changes are merged in lazily, sorting only what changed, on the
+ * next read (a trending score changed by a counter flush is one such change).
  */
-export class NewestOrder {
+export class ListingOrder {
   private slots = new Int32Array(0)
   private length = 0
   /** Some entry of slots was removed or replaced. */
@@ -18,7 +36,10 @@ export class NewestOrder {
   private pending: number[] = []
   private inPending = new Uint8Array(0)
 
-  constructor(private readonly columns: Columns) {}
+  constructor(
+    private readonly columns: Columns,
+    private readonly listsAfter: ListsAfter,
+  ) {}
 
   grow(capacity: number): void {
     const slots = new Int32Array(capacity)
@@ -29,12 +50,8 @@ export class NewestOrder {
     this.inPending = inPending
   }
 
-  /** True when slot a lists after (is older than) slot b. */
-  private older = (a: number, b: number): boolean => {
-    const { createdAt, ids } = this.columns
-    if (createdAt[a] !== createdAt[b]) return createdAt[a] < createdAt[b]
-    return (ids[a] as string) < (ids[b] as string)
-  }
+  /** True when slot a lists after slot b. */
+  private older = (a: number, b: number): boolean => this.listsAfter(this.columns, a, b)
 
   added(slot: number): void {
     const clean = !this.stale && this.pending.length === 0
@@ -47,7 +64,7 @@ export class NewestOrder {
   }
 
   removed(slot: number): void {
-    // Removing the newest (a replaced upload, a quick deletion) needs no merge later.
+    // Removing the first listed (a replaced upload, a quick deletion) needs no merge later.
     if (!this.stale && this.pending.length === 0 && this.length > 0 && this.slots[this.length - 1] === slot) {
       this.length--
     } else {
@@ -68,7 +85,7 @@ export class NewestOrder {
     return this.length
   }
 
-  /** Slots at newest-first positions [offset, offset + limit). */
+  /** Slots at listing positions [offset, offset + limit). */
   page(offset: number, limit: number): number[] {
     this.refresh()
     const page: number[] = []
@@ -77,7 +94,7 @@ export class NewestOrder {
     return page
   }
 
-  /** Slots at newest-first positions [offset, offset + limit) among those set in bits. */
+  /** Slots at listing positions [offset, offset + limit) among those set in bits. */
   pageIn(bits: Int32Array, offset: number, limit: number): number[] {
     this.refresh()
     const page: number[] = []

@@ -1,5 +1,6 @@
-import type { PublicMemeRecord } from '../memes/repository.ts'
+import type { MemeCounts, PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
+import { NO_TRENDING_SCORE } from '../memes/trending.ts'
 import { PerceptualHashIndex } from '../similar/hash-index.ts'
 import { splitLastWord } from './complete.ts'
 import { createSearchIndex } from './engine.ts'
@@ -13,6 +14,8 @@ export interface PageRequest {
   tags: string[]
   page: number
   pageSize: number
+  /** 'trending': by trending score then newest (no q). */
+  order?: 'relevance' | 'trending'
 }
 
 export interface Page {
@@ -177,8 +180,8 @@ export class ReadModel {
     return this.index.resolveTag(name)
   }
 
-  /** Adds or replaces a public meme (with its perceptual hash, when the database gave one). */
-  upsert(meme: MemeT & { phash?: string | null }): void {
+  /** Adds or replaces a public meme (with its perceptual hash and trending score, when the database gave them). */
+  upsert(meme: MemeT & { phash?: string | null; trending?: number }): void {
     // The same fields in the same order as the repository's records: one object shape for every entry.
     this.put({
       id: meme.id,
@@ -196,6 +199,7 @@ export class ReadModel {
       caption: meme.caption,
       tags: [...meme.tags],
       phash: meme.phash ?? null,
+      trending: meme.trending ?? NO_TRENDING_SCORE,
     })
   }
 
@@ -227,24 +231,26 @@ export class ReadModel {
     this.hashes.remove(id)
   }
 
-  /** Counters change often and touch neither caption nor tags: no re-indexing. */
-  setCounts(id: string, viewCount: number, downloadCount: number): void {
+  /** Counters change often and touch neither caption nor tags: no re-indexing, the meme moves in the trending order. */
+  setCounts({ id, view_count, download_count, trending }: MemeCounts): void {
     const entry = this.entries.get(id)
     if (!entry) return
-    entry.viewCount = viewCount
-    entry.downloadCount = downloadCount
+    entry.viewCount = view_count
+    entry.downloadCount = download_count
+    entry.trending = trending
+    this.index.setTrending(id, trending)
     this.json.delete(id)
   }
 
   /** One page; a page past the last is clamped to the last (page 1 when nothing matches). */
-  list({ q, tags, page, pageSize }: PageRequest): Page {
-    let result = this.index.search({ q, tags, offset: (page - 1) * pageSize, limit: pageSize })
+  list({ q, tags, page, pageSize, order }: PageRequest): Page {
+    let result = this.index.search({ q, tags, order, offset: (page - 1) * pageSize, limit: pageSize })
     const totalPages = Math.ceil(result.total / pageSize)
     let served = page
     if (totalPages === 0) served = 1
     else if (page > totalPages) {
       served = totalPages
-      result = this.index.search({ q, tags, offset: (served - 1) * pageSize, limit: pageSize })
+      result = this.index.search({ q, tags, order, offset: (served - 1) * pageSize, limit: pageSize })
     }
     const parts: string[] = []
     const ids: string[] = []

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Database } from '@app/common'
 import type { FastifyBaseLogger } from 'fastify'
-import { createMemesRepository } from '../memes/repository.ts'
+import { createMemesRepository, type MemeCounts } from '../memes/repository.ts'
 import { createTagsRepository } from '../tags/repository.ts'
 import { ReadModel } from './read-model.ts'
 
@@ -38,8 +38,8 @@ export interface ReadModelReplica {
   catalogChanged(): Promise<void>
   /** Call after every committed change of tag aliases: reloads them here and in every other instance. Never rejects. */
   aliasesChanged(): Promise<void>
-  /** New view/download totals written by this instance: applied here, announced to the others. */
-  countsChanged(totals: { id: string; view_count: number; download_count: number }[]): Promise<void>
+  /** New view/download totals and trending scores written by this instance: applied here, announced to the others. */
+  countsChanged(totals: MemeCounts[]): Promise<void>
   /**
    * `listener(id)` runs after this instance's model dropped meme `id` (deleted, rejected, back to pending; made
    * here or announced by another instance), `listener()` after the model was rebuilt whole.
@@ -172,7 +172,7 @@ export async function createReadModelReplica(
 
   async function applyCounts(ids: string[]) {
     const totals = await repo.findCounts(ids)
-    for (const t of totals) model?.setCounts(t.id, t.view_count, t.download_count)
+    for (const t of totals) model?.setCounts(t)
   }
 
   async function announce(message: Omit<ChangeMessage, 'o'>) {
@@ -231,7 +231,7 @@ export async function createReadModelReplica(
       await announce({ aliases: true })
     },
     async countsChanged(totals) {
-      for (const t of totals) model?.setCounts(t.id, t.view_count, t.download_count)
+      for (const t of totals) model?.setCounts(t)
       for (let i = 0; i < totals.length; i += IDS_PER_NOTIFY) {
         await announce({ counts: totals.slice(i, i + IDS_PER_NOTIFY).map((t) => t.id) })
       }

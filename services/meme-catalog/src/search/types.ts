@@ -5,6 +5,8 @@ export interface SearchDocument {
   tags: string[]
   /** createdAt in epoch milliseconds: the tie-breaker (newest first). */
   createdAt: number
+  /** The trending score (see src/memes/trending.ts); absent or -Infinity when never viewed. */
+  trending?: number
 }
 
 export interface SearchQuery {
@@ -12,6 +14,8 @@ export interface SearchQuery {
   q?: string
   /** Exact tag names, all required (AND). Already lowercased. */
   tags?: string[]
+  /** 'trending': highest trending score first, then newest (no q). Default: relevance, or newest without q. */
+  order?: 'relevance' | 'trending'
   offset: number
   limit: number
 }
@@ -43,6 +47,8 @@ export interface MemeSearchIndex {
   /** Adds or replaces many documents: the same index as upsert for each, built several times faster. */
   upsertMany(docs: Iterable<SearchDocument>): void
   remove(id: string): void
+  /** Sets a document's trending score (a counter flush): it moves in the trending listing, nothing is re-indexed. */
+  setTrending(id: string, score: number): void
   has(id: string): boolean
   clear(): void
   search(query: SearchQuery): SearchResult

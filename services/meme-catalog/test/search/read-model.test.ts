@@ -46,7 +46,7 @@ test('the per-meme JSON cache stays bounded and never serves a stale record', as
   // Walk every page (more records than the cache holds), then page 1 again after a counter change.
   for (let page = 1; page <= Math.ceil(count / pageSize); page++) model.list({ tags: [], page, pageSize })
   const newest = meme(count - 1)
-  model.setCounts(newest.id, 777, 5)
+  model.setCounts({ id: newest.id, view_count: 777, download_count: 5, trending: 3 })
   const first = JSON.parse(model.list({ tags: [], page: 1, pageSize: 2 }).memesJson)
   t.same(first[0], { ...newest, viewCount: 777, downloadCount: 5 })
   t.same(first[1], meme(count - 2), 'an entry evicted from the cache is serialized again, unchanged')
