@@ -106,6 +106,7 @@ The machine-readable description is \`GET /openapi.json\` (OpenAPI 3.1.0, versio
 |---|---|---|
 | GET | /api/memes | List or search approved memes |
 | POST | /api/memes | Upload one meme (multipart field \`meme\`) |
+| GET | /api/memes/trending | Approved memes by trending order (recent views and downloads) |
 | GET | /api/memes/suggest?q= | Completions of the word being typed in a search |
 | POST | /api/memes/similar | Search by image: approved memes that look like the image sent (multipart field \`meme\`) |
 | GET | /api/memes/{id} | One approved meme |
@@ -151,6 +152,22 @@ words and tags (\`index\` into the meme's \`tags\`) that matched \`q\` (folded, 
 or a \`tag\` filter, as \`{start, end}\` ranges of the original text (UTF-16 offsets, end exclusive).
 
 ${listExamples.join('\n\n')}`)
+
+  {
+    // Views and downloads of one moment: the order of their weights (a download counts as two views).
+    const trending = [...EXAMPLE_MEMES].sort((a, b) => b.viewCount + 2 * b.downloadCount - (a.viewCount + 2 * a.downloadCount))
+    addFixed('Most trending memes, two per page', '/api/memes/trending?pageSize=2', page(trending, 2))
+    sections.push(`## GET /api/memes/trending: by trending order
+
+The approved memes, most trending first: each view counts 1 and each download 2, and every count loses half its
+weight every 2 days, so recent interest beats older, larger counts. Equal scores, and memes never viewed (last),
+are newest first. Counts reach the order within a few seconds (they are written in batches). Query parameters
+(all optional): \`page\` (>= 1, default 1, clamped to the last page), \`pageSize\` (1..48, default 12) and
+\`tag\` (repeated, all must match). The body is \`{page, pageSize, total, totalPages, memes, rateLimit}\`, the
+memes as in the list. \`/v1/gifs/trending\` uses the same order.
+
+${examples.splice(0).join('\n\n')}`)
+  }
 
   {
     const typed = 'cof'
@@ -278,7 +295,7 @@ ${examples.splice(0).join('\n\n')}`)
 
 | Subject | Limit |
 |---|---|
-| API reads (GET /api/memes, /api/memes/suggest, /api/memes/{id}, /api/tags) | ${config.READ_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
+| API reads (GET /api/memes, /api/memes/trending, /api/memes/suggest, /api/memes/{id}, /api/tags) | ${config.READ_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
 | Image reads (GET /media/{id}) | ${config.MEDIA_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
 | Searches by image (POST /api/memes/similar) | ${config.SIMILAR_RATE_LIMIT} per IP per ${config.RATE_LIMIT_WINDOW_SECONDS} s |
 | Uploads | ${quota('UPLOAD_QUOTA_HOUR', 'a few')} per IP per hour, ${quota('UPLOAD_QUOTA_DAY', 'more')} per IP per day, ${quota('UPLOAD_QUOTA_GLOBAL_DAY', 'a global number')} per day for everyone |

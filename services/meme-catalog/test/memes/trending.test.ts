@@ -54,6 +54,13 @@ test('GET /api/memes/trending: views and downloads order it, newest first betwee
   await app.mediaCounters.flush(T0)
   t.same(await trendingIds(app), [oldest, middle, newest], '3 views, then a download (2), then never viewed')
   t.same(await databaseIds(app), [oldest, middle, newest], 'the database orders alike')
+  const giphy = (await app.inject('/v1/gifs/trending')).json()
+  t.same(
+    giphy.data.map((gif: { id: string }) => gif.id),
+    [oldest, middle, newest],
+    'GIPHY trending uses the order',
+  )
+  t.equal(giphy.pagination.total_count, 3)
 
   const res = await app.inject('/api/memes/trending?pageSize=2&page=2')
   const body = res.json()
