@@ -118,6 +118,12 @@ export const MemeSuggestion = Type.Object(
       minimum: 1,
       description: 'Approved memes it finds: memes using the word in caption or tags, or memes carrying the tag.',
     }),
+    aliasOf: Type.Optional(
+      Type.String({
+        description:
+          'Only for a tag alias: the catalog tag it stands for. value is the alias (what was typed matches it), count the tag’s memes; tag=value and tag=aliasOf filter alike.',
+      }),
+    ),
     query: Type.String({ description: 'The typed text with its last word replaced by value.' }),
   },
   { $id: 'MemeSuggestion', description: 'One completion of the word being typed.' },

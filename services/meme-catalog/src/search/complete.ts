@@ -17,6 +17,10 @@ export interface CompletionSource {
   words: SearchableMap<{ length: number }>
   /** Catalog tags by their folded name (several names can fold alike); filter keys are not in it. */
   tags: SearchableMap<{ name: string; postings: { length: number } }[]>
+  /** Tag aliases by their folded name, each with the catalog tag it stands for. */
+  aliases?: SearchableMap<{ name: string; tag: string }[]>
+  /** Memes carrying a catalog tag (an alias finds its tag's memes). */
+  tagCount?: (tag: string) => number
 }
 
 const WORD_CHARACTER = /[\p{L}\p{N}\p{M}]/u
@@ -69,6 +73,20 @@ export function complete(source: CompletionSource, typed: string, limit: number)
   }
   walkPrefix(source.tags, word, (_, list) => offerTags(list))
   if (distance > 0) for (const [, [list]] of source.tags.fuzzyGet(word, distance)) offerTags(list)
+
+  // An alias is offered under its own name (what was typed matches it), counted by its tag's memes.
+  const { aliases, tagCount } = source
+  if (aliases && tagCount) {
+    const offerAliases = (list: { name: string; tag: string }[]) => {
+      for (const alias of list) {
+        if (tags.has(alias.name)) continue
+        tags.add(alias.name)
+        top.offer(alias.name, 'tag', tagCount(alias.tag), alias.tag)
+      }
+    }
+    walkPrefix(aliases, word, (_, list) => offerAliases(list))
+    if (distance > 0) for (const [, [list]] of aliases.fuzzyGet(word, distance)) offerAliases(list)
+  }
   return top.list()
 }
 
@@ -100,14 +118,14 @@ class TopCompletions {
 
   constructor(private readonly k: number) {}
 
-  offer(value: string, kind: Completion['kind'], count: number): void {
+  offer(value: string, kind: Completion['kind'], count: number, aliasOf?: string): void {
     const items = this.items
     if (count === 0) return
     if (items.length === this.k && !better(value, kind, count, items[this.k - 1] as Completion)) return
     let at = items.length < this.k ? items.length : this.k - 1
     while (at > 0 && better(value, kind, count, items[at - 1] as Completion)) at--
     if (items.length === this.k) items.pop()
-    items.splice(at, 0, { value, kind, count })
+    items.splice(at, 0, aliasOf === undefined ? { value, kind, count } : { value, kind, count, aliasOf })
   }
 
   list(): Completion[] {

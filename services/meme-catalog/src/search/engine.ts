@@ -74,6 +74,8 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   /** Tag aliases: alias name -> tag (for tag filters), and each folded word of an alias -> its tags (for words). */
   private aliasTags = new Map<string, string>()
   private aliasWords = new SearchableMap<string[]>()
+  /** Aliases by folded name, for completions. */
+  private aliasNames: NonNullable<CompletionSource['aliases']> = new SearchableMap()
   // Reused by every query: search is synchronous, so two queries never share it at once.
   private scratch = createScratch(0, 0)
 
@@ -253,8 +255,13 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   setAliases(aliases: ReadonlyMap<string, string>): void {
     const aliasTags = new Map<string, string>()
     const aliasWords = new SearchableMap<string[]>()
+    const aliasNames: NonNullable<CompletionSource['aliases']> = new SearchableMap()
     for (const [alias, tag] of aliases) {
       aliasTags.set(alias, tag)
+      const key = foldText(alias)
+      const named = aliasNames.get(key)
+      if (named) named.push({ name: alias, tag })
+      else aliasNames.set(key, [{ name: alias, tag }])
       for (const word of tokenize(alias)) {
         const tags = aliasWords.get(word)
         if (tags === undefined) aliasWords.set(word, [tag])
@@ -263,6 +270,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     }
     this.aliasTags = aliasTags
     this.aliasWords = aliasWords
+    this.aliasNames = aliasNames
   }
 
   resolveTag(name: string): string {
@@ -293,7 +301,16 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   }
 
   complete(word: string, limit: number): Completion[] {
-    return complete({ words: this.tree, tags: this.tagTree }, word, limit)
+    return complete(
+      {
+        words: this.tree,
+        tags: this.tagTree,
+        aliases: this.aliasNames,
+        tagCount: (tag) => this.tagLists.get(tag)?.length ?? 0,
+      },
+      word,
+      limit,
+    )
   }
 
   private addTagName(postings: Postings): void {

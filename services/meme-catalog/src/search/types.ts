@@ -77,6 +77,8 @@ export interface Completion {
   kind: 'word' | 'tag'
   /** Approved memes using the word (caption or tags), or carrying the tag. */
   count: number
+  /** Only for a tag alias (value is the alias): the catalog tag it stands for, whose memes count names. */
+  aliasOf?: string
 }
 
 export interface Suggestion {

@@ -180,7 +180,9 @@ default 10). The last word of \`q\` is completed by the rule of the last word of
 it, from one letter on, or with a small typo: 1 for 5-8 letters, 2 for 9 or more); nothing when \`q\` ends
 with a space. The body is \`{suggestions, rateLimit}\`; each suggestion has \`value\` (a caption or tag word as
 indexed, lowercase without accents, or a catalog tag name), \`kind\` (\`word\`: use it in \`q\`; \`tag\`: use
-it as \`tag=\`), \`count\` (approved memes it finds) and \`query\` (\`q\` with its last word replaced).
+it as \`tag=\`), \`count\` (approved memes it finds) and \`query\` (\`q\` with its last word replaced). A tag
+alias (another name of a catalog tag) is offered as a \`tag\` under its own name with \`aliasOf\`, the tag it
+stands for; \`tag=\` takes either name.
 Most memes first. It spends the same read budget as the other reads.
 
 ${examples.splice(0).join('\n\n')}`)

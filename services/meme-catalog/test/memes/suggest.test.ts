@@ -78,3 +78,32 @@ test('GET /api/memes/suggest: bad parameters are 400, the read budget is shared 
   t.equal(spent.statusCode, 429)
   t.ok(Number(spent.headers['retry-after']) >= 1)
 })
+
+test('GET /api/memes/suggest offers tag aliases under their own name, counted by their tag, with the tag named', async (t) => {
+  const app = await build(t)
+  await ready(app)
+  await addMeme(app, { caption: 'sleepy', tags: ['cats'] })
+  await addMeme(app, { caption: 'sofa', tags: ['cats'] })
+  await addMeme(app, { caption: 'kite flying', tags: ['outdoors'] })
+  t.ok('added' in (await app.tagUseCases.addAlias('admin:test', 'cats', 'kitty')))
+  t.ok('added' in (await app.tagUseCases.addAlias('admin:test', 'outdoors', 'kittiwake')))
+
+  const body = (await app.inject('/api/memes/suggest?q=kit')).json()
+  t.same(body.suggestions, [
+    { value: 'kitty', kind: 'tag', count: 2, aliasOf: 'cats', query: 'kitty' },
+    { value: 'kite', kind: 'word', count: 1, query: 'kite' },
+    { value: 'kittiwake', kind: 'tag', count: 1, aliasOf: 'outdoors', query: 'kittiwake' },
+  ])
+  const typo = (await app.inject('/api/memes/suggest?q=grumpy%20kittu')).json()
+  t.same(typo.suggestions, [{ value: 'kitty', kind: 'tag', count: 2, aliasOf: 'cats', query: 'grumpy kitty' }], 'typos too')
+  const filtered = (await app.inject('/api/memes?tag=kitty')).json()
+  t.equal(filtered.total, 2, 'the value works as a tag filter')
+
+  await app.tagUseCases.removeAlias('admin:test', 'cats', 'kitty')
+  const after = (await app.inject('/api/memes/suggest?q=kitt')).json()
+  t.same(
+    after.suggestions.map((s: { value: string }) => s.value),
+    ['kittiwake'],
+    'a removed alias is no longer offered',
+  )
+})

@@ -8,6 +8,7 @@ import { debounce, h } from './dom.js'
  * @property {string} value
  * @property {'word' | 'tag'} kind
  * @property {number} count
+ * @property {string} [aliasOf] for a tag alias (value): the catalog tag it stands for
  * @property {string} query the typed text with its last word replaced by value
  */
 
@@ -58,6 +59,7 @@ export function initSuggest(input, listbox, { onChoose }) {
           'div',
           { id: optionId(i), role: 'option', 'aria-selected': 'false', class: `suggestion ${s.kind}`, 'data-index': String(i) },
           h('span', { class: 'value', text: s.value }),
+          s.aliasOf ? h('span', { class: 'alias-of', text: `→ ${s.aliasOf}` }) : null,
           s.kind === 'tag' ? h('span', { class: 'kind', text: 'tag' }) : null,
           h('span', { class: 'count', text: `${s.count} ${s.count === 1 ? 'meme' : 'memes'}` }),
         ),
