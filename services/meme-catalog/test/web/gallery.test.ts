@@ -160,3 +160,72 @@ test('gallery: a rate-limited read says when to retry', { skip: chromiumMissing(
   await status.waitFor()
   t.match(await status.textContent(), /\S.* Try again in \d+ (seconds|minutes) \(at .+\)\.$/, 'the server message, then when')
 })
+
+test('gallery: a Trending tab beside Newest, by keyboard, in the URL', { skip: chromiumMissing() }, async (t) => {
+  const { app, base } = await serve(t, { DEMO_MEMES: 'true' })
+  if (
+    !expectRoutes(t, app, [
+      ['GET', '/api/memes'],
+      ['GET', '/api/memes/trending'],
+    ])
+  )
+    return
+  const api = async (url: string) => (await app.inject({ method: 'GET', url })).json()
+  for (let i = 0; i < 300 && (await api('/api/memes?q=jalapeno')).total === 0; i++) await sleep(100)
+  // The oldest memes get views (the second oldest more): trending differs from newest.
+  const newest = (await api('/api/memes?pageSize=48')).memes as { id: string; caption: string }[]
+  const [oldest, secondOldest] = [newest.at(-1), newest.at(-2)] as { id: string; caption: string }[]
+  for (let i = 0; i < 3; i++) await app.inject(`/media/${secondOldest.id}`)
+  await app.inject(`/media/${oldest.id}`)
+  await app.mediaCounters.flush()
+  const trending = await api('/api/memes/trending?pageSize=24')
+  t.same(
+    trending.memes.slice(0, 2).map((m: { id: string }) => m.id),
+    [secondOldest.id, oldest.id],
+  )
+
+  const context = await launch(t)
+  const page = await context.newPage()
+  const errors = watchErrors(page)
+  await page.goto(`${base}/`)
+  await page.locator('#grid .card').first().waitFor()
+  const newestTab = page.locator('#tab-newest')
+  const trendingTab = page.locator('#tab-trending')
+  t.equal(await page.locator('#order-tabs').getAttribute('role'), 'tablist')
+  t.equal(await newestTab.getAttribute('aria-selected'), 'true')
+  t.equal(await trendingTab.getAttribute('tabindex'), '-1', 'one tab stop: the selected tab')
+
+  await newestTab.focus()
+  await page.keyboard.press('ArrowRight')
+  await page.waitForURL(/order=trending/)
+  await page.locator('#gallery-status', { hasText: 'trending first' }).waitFor()
+  t.equal(await trendingTab.getAttribute('aria-selected'), 'true')
+  t.equal(await page.evaluate(() => document.activeElement?.id), 'tab-trending', 'focus follows the selection')
+  t.same(
+    await cardCaptions(page),
+    trending.memes.map((m: { caption: string }) => m.caption),
+    'the trending order, like the API',
+  )
+  await screenshot(page, 'meme-catalog-trending.png')
+  await page.reload()
+  await page.locator('#gallery-status', { hasText: 'trending first' }).waitFor()
+  t.equal(await trendingTab.getAttribute('aria-selected'), 'true', 'the tab survives a reload')
+
+  await trendingTab.focus()
+  await page.keyboard.press('ArrowLeft')
+  await page.locator('#gallery-status', { hasText: 'newest first' }).waitFor()
+  t.equal(await newestTab.getAttribute('aria-selected'), 'true')
+  t.notMatch(page.url(), /order=/)
+  t.same(
+    await cardCaptions(page),
+    newest.slice(0, 24).map((m) => m.caption),
+  )
+
+  // A search lists by relevance: typing while on Trending shows the Newest tab selected.
+  await trendingTab.click()
+  await page.locator('#gallery-status', { hasText: 'trending first' }).waitFor()
+  await page.fill('#q', 'jalapeno')
+  await page.locator('#gallery-status', { hasText: 'match “jalapeno”' }).waitFor()
+  t.equal(await newestTab.getAttribute('aria-selected'), 'true')
+  t.same(errors, [], 'no script errors or policy violations')
+})

@@ -80,6 +80,8 @@ export function describeResult(state, total) {
     return filters.length ? `No memes match ${filters.join(' with ')}.` : 'No memes yet. Upload the first one below!'
   }
   const count = `${total} ${total === 1 ? 'meme' : 'memes'}`
+  const trending = state.order === 'trending' && !q
+  if (trending) return `${count}${filters.length ? ` match ${filters.join(' with ')}` : ''}, trending first.`
   return filters.length ? `${count} match ${filters.join(' with ')}.` : `${count}, newest first.`
 }
 

@@ -33,7 +33,7 @@ const els = {
 
 const viewer = createViewer({
   onTag(tag) {
-    state = { q: '', tags: [tag], page: 1, meme: null }
+    state = { q: '', tags: [tag], page: 1, order: state.order, meme: null }
     writeState(state)
     viewer.close()
     syncControls()
@@ -99,6 +99,7 @@ function renderChips() {
 function syncControls() {
   if (search.value !== state.q) search.value = state.q
   renderChips()
+  renderTabs()
 }
 
 async function loadTags() {
@@ -108,8 +109,48 @@ async function loadTags() {
   if (result.status === 200) renderChips()
 }
 
+const tabs = /** @type {HTMLButtonElement[]} */ ([...byId('order-tabs').querySelectorAll('[role="tab"]')])
+
+/** The tab of the current order: selected, and the one Tab reaches (roving tabindex). */
+function renderTabs() {
+  // A search lists by relevance: the newest tab stands for it.
+  const order = state.q.trim() ? 'newest' : state.order
+  for (const tab of tabs) {
+    const selected = tab.dataset.order === order
+    tab.setAttribute('aria-selected', String(selected))
+    tab.tabIndex = selected ? 0 : -1
+  }
+}
+
+/** @param {HTMLButtonElement} tab */
+function selectTab(tab) {
+  const order = tab.dataset.order === 'trending' ? 'trending' : 'newest'
+  // Trending lists without a search: choosing it clears the search text (tag filters stay).
+  state = { ...state, order, q: order === 'trending' ? '' : state.q, page: 1, meme: null }
+  writeState(state)
+  syncControls()
+  loadGallery()
+}
+
+byId('order-tabs').addEventListener('click', (event) => {
+  const tab = /** @type {HTMLElement} */ (event.target).closest('[role="tab"]')
+  if (tab instanceof HTMLButtonElement) selectTab(tab)
+})
+// Arrow keys, Home and End move between the tabs and select (the WAI-ARIA tabs pattern, automatic activation).
+byId('order-tabs').addEventListener('keydown', (event) => {
+  const at = tabs.indexOf(/** @type {HTMLButtonElement} */ (event.target))
+  if (at < 0) return
+  const keys = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }
+  if (!(event.key in keys)) return
+  event.preventDefault()
+  const next = tabs[(keys[/** @type {keyof typeof keys} */ (event.key)] + tabs.length) % tabs.length]
+  next.focus()
+  selectTab(next)
+})
+
 const searchAsYouType = debounce(() => {
   state = { ...state, q: search.value.slice(0, 200), page: 1, meme: null }
+  renderTabs()
   writeState(state, { replace: true })
   loadGallery()
 }, 250)
@@ -117,10 +158,10 @@ const searchAsYouType = debounce(() => {
 search.addEventListener('input', searchAsYouType)
 initSuggest(search, byId('q-suggestions'), {
   onChoose(suggestion) {
-    // A word replaces the one being typed; a tag becomes a filter and the typed word goes.
+    // A word replaces the one being typed; a tag (an alias as its catalog tag) becomes a filter and the typed word goes.
     const q = suggestion.kind === 'word' ? suggestion.query : suggestion.query.slice(0, -suggestion.value.length).trimEnd()
-    const tags =
-      suggestion.kind === 'tag' && !state.tags.includes(suggestion.value) ? [...state.tags, suggestion.value] : state.tags
+    const tag = suggestion.aliasOf ?? suggestion.value
+    const tags = suggestion.kind === 'tag' && !state.tags.includes(tag) ? [...state.tags, tag] : state.tags
     state = { ...state, q, tags, page: 1, meme: null }
     writeState(state)
     syncControls()
@@ -173,7 +214,12 @@ window.addEventListener('popstate', () => {
   syncControls()
   if (state.meme) viewer.open(state.meme)
   else viewer.close()
-  if (previous.q !== state.q || previous.page !== state.page || previous.tags.join('\n') !== state.tags.join('\n')) {
+  if (
+    previous.q !== state.q ||
+    previous.page !== state.page ||
+    previous.order !== state.order ||
+    previous.tags.join('\n') !== state.tags.join('\n')
+  ) {
     loadGallery()
   }
 })

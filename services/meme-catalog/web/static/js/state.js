@@ -1,10 +1,11 @@
-// The page state lives in the URL (?q=…&tag=…&tag=…&page=…&meme=…) so every view can be shared and reloaded.
+// The page state lives in the URL (?order=…&q=…&tag=…&tag=…&page=…&meme=…) so every view can be shared and reloaded.
 
 /**
  * @typedef {object} PageState
  * @property {string} q
  * @property {string[]} tags lowercase, unique
  * @property {number} page
+ * @property {'newest' | 'trending'} order the gallery tab (a search lists by relevance whatever the tab)
  * @property {string | null} meme id of the meme shown in the viewer
  */
 
@@ -26,6 +27,7 @@ export function readState() {
       ),
     ].slice(0, 20),
     page: Number.isInteger(page) && page >= 1 ? page : 1,
+    order: params.get('order') === 'trending' ? 'trending' : 'newest',
     meme: meme && MEME_ID.test(meme) ? meme : null,
   }
 }
@@ -36,6 +38,7 @@ export function readState() {
  */
 export function stateUrl(state) {
   const params = new URLSearchParams()
+  if (state.order === 'trending') params.set('order', 'trending')
   if (state.q.trim()) params.set('q', state.q)
   for (const tag of state.tags) params.append('tag', tag)
   if (state.page > 1) params.set('page', String(state.page))
@@ -62,6 +65,10 @@ export function writeState(state, { replace = false, viewer = false } = {}) {
  */
 export function listUrl(state, pageSize) {
   const params = new URLSearchParams({ page: String(state.page), pageSize: String(pageSize) })
+  if (state.order === 'trending' && !state.q.trim()) {
+    for (const tag of state.tags) params.append('tag', tag)
+    return `/api/memes/trending?${params}`
+  }
   if (state.q.trim()) params.set('q', state.q.trim())
   for (const tag of state.tags) params.append('tag', tag)
   // What matched is marked on the cards.
