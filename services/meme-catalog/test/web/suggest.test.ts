@@ -100,6 +100,20 @@ test('search box: an ARIA combobox of completions, and matches marked on the car
     'each card marks the filtered tag',
   )
 
+  // A tag alias is offered as itself, naming its tag; taking it filters by the tag.
+  t.ok('added' in (await app.tagUseCases.addAlias('admin:test', 'cats', 'kitty')))
+  await page.goto(`${base}/`)
+  await page.locator('#grid .card').first().waitFor()
+  await input.pressSequentially('kitt', { delay: 30 })
+  const aliasOption = listbox.locator('[role="option"].tag', { hasText: 'kitty' })
+  await aliasOption.waitFor()
+  t.equal(await aliasOption.locator('.alias-of').textContent(), '→ cats')
+  const cats = await api('/api/memes?tag=cats&pageSize=24')
+  t.equal(await aliasOption.locator('.count').textContent(), `${cats.total} memes`, 'counted by the tag')
+  await aliasOption.dispatchEvent('mousedown')
+  await page.waitForURL(/tag=cats/)
+  await page.locator('#gallery-status', { hasText: 'tags cats' }).waitFor()
+
   // Marks are elements with text: a caption full of markup stays text.
   const html = await page.locator('#grid').evaluate((grid) => grid.querySelectorAll('script, img:not([src^="/media/"])').length)
   t.equal(html, 0)
