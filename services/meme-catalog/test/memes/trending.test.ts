@@ -1,4 +1,5 @@
 import type { Queryable } from '@app/common'
+import { eventually } from '@app/testing'
 import { test } from 'tap'
 import { corpusMeme, inBatches, streamCorpus } from '../../bench/corpus.ts'
 import { createMemesRepository } from '../../src/memes/repository.ts'
@@ -115,6 +116,21 @@ test('decay: recent views outrank more, older ones; the order survives a rebuild
   const [record] = [app.readModel.current?.record(early)]
   const expected = addScores(addScores(eventScore(5, 0, T0), eventScore(1, 0, T0 + 2 * DAY)), Number.NEGATIVE_INFINITY)
   t.ok(Math.abs((record?.trending ?? 0) - expected) < 1e-6, 'the database sums as the reference does')
+})
+
+test("a flush on one instance moves the meme in the other instance's trending order", async (t) => {
+  const app1 = await build(t)
+  const app2 = await build(t, { shareWith: app1 })
+  await ready(app1)
+  await ready(app2)
+  const older = await addMeme(app1, { ageMinutes: 20 })
+  const newer = await addMeme(app1, { ageMinutes: 10 })
+  await eventually(async () => (await trendingIds(app2)).length === 2, { timeoutMs: 2000, intervalMs: 20 })
+  t.same(await trendingIds(app2), [newer, older])
+  await view(app1, older, 1)
+  await app1.mediaCounters.flush(T0)
+  await eventually(async () => (await trendingIds(app2))[0] === older, { timeoutMs: 2000, intervalMs: 20 })
+  t.same(await trendingIds(app2), [older, newer], 'announced with the counts (NOTIFY), read from the database')
 })
 
 test('ties are stable: equal scores list newest first, then by id, the same on every page and read', async (t) => {
