@@ -228,16 +228,18 @@ export function createMemesRepository(db: Queryable) {
     /** Newest first or trending, all tags required: the database answer used while the read model is loading. */
     async listPublic({ tags, offset, limit, order = 'newest' }: PublicListQuery): Promise<{ total: number; memes: MemeT[] }> {
       // Without tags no filter at all: its per-row subquery would hide the order's index from the planner.
-      const tagFilter = `AND (SELECT count(*) FROM meme_tags t WHERE t.meme_id = m.id AND t.tag = ANY($3::text[])) = cardinality($3::text[])`
-      const where = `${PUBLIC} ${tags.length > 0 ? tagFilter : ''}`
-      const filterParams = tags.length > 0 ? [tags] : []
+      const filtered = tags.length > 0
+      const tagFilter = (param: string) =>
+        filtered
+          ? `AND (SELECT count(*) FROM meme_tags t WHERE t.meme_id = m.id AND t.tag = ANY(${param}::text[])) = cardinality(${param}::text[])`
+          : ''
       const count = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM memes m WHERE ${where.replaceAll('$3', '$1')}`,
-        filterParams,
+        `SELECT count(*)::int AS n FROM memes m WHERE ${PUBLIC} ${tagFilter('$1')}`,
+        filtered ? [tags] : [],
       )
       const { rows } = await db.query<MemeRow>(
-        `SELECT ${COLUMNS} FROM memes m WHERE ${where} ORDER BY ${LIST_ORDER[order]} OFFSET $1 LIMIT $2`,
-        [offset, limit, ...filterParams],
+        `SELECT ${COLUMNS} FROM memes m WHERE ${PUBLIC} ${tagFilter('$3')} ORDER BY ${LIST_ORDER[order]} OFFSET $1 LIMIT $2`,
+        filtered ? [offset, limit, tags] : [offset, limit],
       )
       return { total: Number(count.rows[0]?.n ?? 0), memes: rows.map(toMeme) }
     },
