@@ -11,7 +11,7 @@ import compress from '@fastify/compress'
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import { adminPlugin } from './admin/plugin.ts'
-import { captionsPlugin } from './captions/plugin.ts'
+import { captionsPlugin, captionWordsRepositoryPlugin } from './captions/plugin.ts'
 import type { Config } from './config.ts'
 import { demoEnabled, demoPlugin } from './demo/seed.ts'
 import { giphyPlugin } from './giphy/plugin.ts'
@@ -73,6 +73,7 @@ async function memeCatalog(fastify: FastifyInstance, config: Config) {
   await fastify.register(openapiPlugin)
   await fastify.register(memesRepositoryPlugin)
   await fastify.register(tagsRepositoryPlugin)
+  await fastify.register(captionWordsRepositoryPlugin)
   await fastify.register(readModelPlugin)
   await fastify.register(memeUseCasesPlugin)
   await fastify.register(tagUseCasesPlugin)

@@ -1,8 +1,10 @@
+import { repositoryPlugin } from '@app/common'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import { type CaptionJobsRepository, createCaptionJobsRepository } from './jobs.ts'
 import { createCaptioner } from './providers/index.ts'
+import { type CaptionWordsRepository, createCaptionWordsRepository } from './words-repository.ts'
 import { CAPTION_CHANNEL, type CaptionWorker, createCaptionWorker } from './worker.ts'
 
 declare module 'fastify' {
@@ -10,8 +12,16 @@ declare module 'fastify' {
     /** The caption job queue (enqueue, inspect); the worker claims from it. */
     captionJobs: CaptionJobsRepository & { notify(memeId: string): Promise<void> }
     captionWorker: CaptionWorker
+    /** Where the OCR read each word of a caption (read side). */
+    captionWords: CaptionWordsRepository
   }
 }
+
+export const captionWordsRepositoryPlugin = repositoryPlugin(
+  'caption-words-repository',
+  'captionWords',
+  createCaptionWordsRepository,
+)
 
 export interface CaptionsPluginOptions {
   config: Config

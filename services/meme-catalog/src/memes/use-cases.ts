@@ -1,7 +1,9 @@
 import type { Database, Queryable } from '@app/common'
 import type { FastifyBaseLogger } from 'fastify'
 import { type CaptionJobRecord, type ClaimedJob, createCaptionJobsRepository } from '../captions/jobs.ts'
+import type { CaptionResult } from '../captions/providers/types.ts'
 import { createCaptionsRepository } from '../captions/repository.ts'
+import { createCaptionWordsRepository } from '../captions/words-repository.ts'
 import { CAPTION_CHANNEL } from '../captions/worker.ts'
 import type { ReadModelReplica } from '../search/replica.ts'
 import { createTagsRepository } from '../tags/repository.ts'
@@ -246,7 +248,7 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
      * after the job was queued. The tags replace the meme's, except on a meme pending review: there the model's
      * proposals are stored as suggestions (OCR matches are found again when the review is read). True when the meme changed.
      */
-    async captioned(job: ClaimedJob, result: { caption: string; tags: string[] }, source: 'ocr' | 'openai'): Promise<boolean> {
+    async captioned(job: ClaimedJob, result: CaptionResult, source: 'ocr' | 'openai'): Promise<boolean> {
       const written = await db.transaction(async (tx) => {
         const queue = createCaptionJobsRepository(tx)
         if (!(await queue.lockOwned(job))) return false
@@ -258,6 +260,7 @@ export function createMemeUseCases(db: Database, readModel: ReadModelNotifier, l
         const pending = (await writes.lock(job.memeId)) === 'pending'
         const tags = pending && source !== 'openai' ? [] : result.tags
         const done = await writes.writeCaption(job.memeId, result.caption, source, tags, { suggestOnly: pending })
+        if (done) await createCaptionWordsRepository(tx).replace(job.memeId, result.caption, result.words)
         await queue.complete(job, done ? null : 'meme deleted before captioning')
         return done
       })

@@ -4,6 +4,7 @@ import sharp from 'sharp'
 import { createWorker, OEM, type Worker } from 'tesseract.js'
 import { cleanOcrText, tagsInText } from './text.ts'
 import type { Captioner } from './types.ts'
+import { type OcrGeometry, placeWords } from './word-boxes.ts'
 
 const require = createRequire(import.meta.url)
 
@@ -17,22 +18,36 @@ const WHITE_THRESHOLD = 200
 const MIN_EDGE = 1000
 const MAX_EDGE = 2000
 
-export async function preprocessForOcr(image: Buffer): Promise<Buffer> {
+// White paper around the text: Tesseract misses glyphs that touch the edge.
+const MARGIN = 16
+
+/** The image Tesseract reads, and how its pixels map back to the stored image's. */
+export async function prepareForOcr(image: Buffer): Promise<{ png: Buffer; geometry: OcrGeometry }> {
   const meta = await sharp(image).metadata()
-  const longest = Math.max(meta.width ?? 0, meta.height ?? 0)
+  const width = meta.width ?? 0
+  const height = meta.height ?? 0
+  const longest = Math.max(width, height)
   let pipeline = sharp(image).flatten({ background: '#000000' })
   if (longest > 0 && (longest < MIN_EDGE || longest > MAX_EDGE)) {
     const target = longest < MIN_EDGE ? Math.min(longest * 2, MAX_EDGE) : MAX_EDGE
     pipeline = pipeline.resize({ width: target, height: target, fit: 'inside', kernel: 'lanczos3' })
   }
-  return pipeline
+  const { data, info } = await pipeline
     .greyscale()
     .threshold(WHITE_THRESHOLD)
     .negate({ alpha: false })
-    .extend({ top: 16, bottom: 16, left: 16, right: 16, background: '#ffffff' })
+    .extend({ top: MARGIN, bottom: MARGIN, left: MARGIN, right: MARGIN, background: '#ffffff' })
     .toColourspace('b-w')
     .png({ compressionLevel: 1 })
-    .toBuffer()
+    .toBuffer({ resolveWithObject: true })
+  // The scale actually applied (sharp rounds the resized edges), not the one asked for.
+  const scaleX = width > 0 ? (info.width - 2 * MARGIN) / width : 1
+  const scaleY = height > 0 ? (info.height - 2 * MARGIN) / height : 1
+  return { png: data, geometry: { scaleX, scaleY, margin: MARGIN, width, height } }
+}
+
+export async function preprocessForOcr(image: Buffer): Promise<Buffer> {
+  return (await prepareForOcr(image)).png
 }
 
 export interface OcrCaptionerOptions {
@@ -93,10 +108,11 @@ export function createOcrCaptioner({ idleMs = 0 }: OcrCaptionerOptions = {}): Oc
       running++
       clearTimeout(idleTimer)
       try {
-        const prepared = await preprocessForOcr(image)
-        const { data } = await (await getWorker()).recognize(prepared)
+        const { png, geometry } = await prepareForOcr(image)
+        const { data } = await (await getWorker()).recognize(png, {}, { text: true, blocks: true })
         const caption = cleanOcrText(data.text ?? '')
-        return { caption, tags: tagsInText(caption, catalog) }
+        const lines = (data.blocks ?? []).flatMap((block) => block.paragraphs.flatMap((p) => p.lines.map((l) => l.words)))
+        return { caption, tags: tagsInText(caption, catalog), words: placeWords(caption, lines, geometry) }
       } finally {
         running--
         stopWhenIdle()

@@ -130,7 +130,8 @@ export function createOpenAiCaptioner(options: OpenAiCaptionerOptions): Captione
         throw new CaptionerError('captioner message is not a JSON object')
       }
       if (!Value.Check(CaptionAnswer, answer)) throw new CaptionerError('captioner message lacks a string "caption"')
-      return { caption: clampCaption(answer.caption), tags: keepCatalogTags(answer.tags ?? [], catalog) }
+      // A vision model says what the text is, not where: no word boxes.
+      return { caption: clampCaption(answer.caption), tags: keepCatalogTags(answer.tags ?? [], catalog), words: null }
     },
     async close() {},
   }

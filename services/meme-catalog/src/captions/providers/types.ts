@@ -7,9 +7,25 @@ export interface CaptionInput {
   signal: AbortSignal
 }
 
+/** A word the OCR read: where it is in the caption and where it is drawn on the stored image. */
+export interface CaptionWord {
+  text: string
+  /** UTF-16 offset of its first character in the caption. */
+  start: number
+  /** Offset after its last character. */
+  end: number
+  /** Its box in whole pixels of the stored WebP, origin top left. */
+  x: number
+  y: number
+  w: number
+  h: number
+}
+
 export interface CaptionResult {
   caption: string
   tags: string[]
+  /** The caption's words with their boxes (OCR); null when the provider cannot tell where text is. */
+  words: CaptionWord[] | null
 }
 
 export interface Captioner {
