@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { errorResponse, noStoreResponse, RateLimit, ref, tooManyRequestsResponse, unavailableResponse } from '../schemas.ts'
+import { overlapping, textMatches } from '../search/highlight.ts'
+import { parseQuery } from '../search/normalize.ts'
 import { EmptyQueryError } from '../search/types.ts'
 import { foldTagName } from '../tags/repository.ts'
 import {
@@ -14,6 +16,7 @@ import {
   Meme,
   MemeIdParams,
   MemeListResponse,
+  MemeMatch,
   type MemeT,
 } from './schemas.ts'
 
@@ -46,6 +49,17 @@ export const ListQuery = Type.Object({
     Type.Boolean({
       description:
         'true adds highlights: per meme, the caption words and tags that matched q or a tag filter, as character ranges.',
+    }),
+  ),
+})
+
+const MemeQuery = Type.Object({
+  highlight: Type.Optional(
+    Type.String({
+      maxLength: MAX_QUERY_LENGTH,
+      description:
+        'A search query (as q of the list): adds highlight, what of this meme matches it, with the OCR boxes of ' +
+        'the matched caption words. Empty or blank: as if absent.',
     }),
   ),
 })
@@ -154,23 +168,40 @@ export const memesRoutes: FastifyPluginAsyncTypebox<MemesRoutesOptions> = async 
         operationId: 'getMeme',
         summary: 'Get one approved meme',
         tags: ['memes'],
+        description:
+          'With highlight (a search query), the body also has highlight: the caption words and tags that match it ' +
+          'and the OCR boxes of the matched caption words on the image.',
         params: MemeIdParams,
+        querystring: MemeQuery,
         response: {
           200: noStoreResponse(
-            Type.Object({ meme: ref(Meme), rateLimit: ref(RateLimit) }),
+            Type.Object({ meme: ref(Meme), highlight: Type.Optional(ref(MemeMatch)), rateLimit: ref(RateLimit) }),
             'The meme and the caller’s read budget.',
           ),
+          400: errorResponse("An invalid 'highlight': over 200 characters or without a searchable word."),
           404: errorResponse('No approved meme has this id (pending, rejected, deleted, unknown or malformed).'),
           429: tooManyRequestsResponse,
         },
       },
     },
     async (request, reply) => {
-      if (request.validationError) throw notFound('Meme not found.')
+      if (request.validationError) {
+        if (request.validationError.validationContext === 'querystring') throw request.validationError
+        throw notFound('Meme not found.')
+      }
+      const query = request.query.highlight?.trim() || undefined
+      const words = query === undefined ? [] : parseQuery(query)
+      if (query !== undefined && words.length === 0) {
+        throw badRequest("Invalid query parameter 'highlight': it has no searchable word")
+      }
       const meme = await findPublicMeme(request.params.id)
       if (!meme) throw notFound('Meme not found.')
       noStore(reply)
-      return { meme, rateLimit: rateLimitOf(request) }
+      if (query === undefined) return { meme, rateLimit: rateLimitOf(request) }
+      const matched = textMatches(meme.caption, meme.tags, words)
+      const stored = await fastify.captionWords.forCaption(meme.id, meme.caption)
+      const boxes = stored === null ? null : overlapping(stored, matched.caption)
+      return { meme, highlight: { ...matched, boxes }, rateLimit: rateLimitOf(request) }
     },
   )
 

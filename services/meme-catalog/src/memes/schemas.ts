@@ -57,23 +57,57 @@ const TextRange = Type.Object(
   { description: 'A matched word of the original text.' },
 )
 
+const MatchedTags = (description: string) =>
+  Type.Array(
+    Type.Object({
+      index: Type.Integer({ minimum: 0, description: 'Position of the tag in the meme’s tags.' }),
+      ranges: Type.Array(TextRange),
+    }),
+    { description },
+  )
+
 export const MemeHighlight = Type.Object(
   {
     id: Type.String({ pattern: MEME_ID_PATTERN }),
     caption: Type.Array(TextRange, { description: 'Caption words matching a word of q, in text order.' }),
-    tags: Type.Array(
-      Type.Object({
-        index: Type.Integer({ minimum: 0, description: 'Position of the tag in the meme’s tags.' }),
-        ranges: Type.Array(TextRange),
-      }),
-      { description: 'Tags with a word matching q, or named by a tag filter (the whole name).' },
-    ),
+    tags: MatchedTags('Tags with a word matching q, or named by a tag filter (the whole name).'),
   },
   {
     $id: 'MemeHighlight',
     description:
       'What matched in one meme, as ranges of the original caption and tags: words are compared folded (case and ' +
       'accents) and with the typo and prefix rules of the search, so an accented or misspelt word is found.',
+  },
+)
+
+const pixels = (description: string) => Type.Integer({ minimum: 0, description })
+
+export const CaptionWordBox = Type.Object(
+  {
+    text: Type.String({ description: 'The word as read.' }),
+    start: Type.Integer({ minimum: 0, description: 'Offset of its first character in the caption (UTF-16 code units).' }),
+    end: Type.Integer({ minimum: 0, description: 'Offset after its last character.' }),
+    x: pixels('Left edge, in pixels of the stored image (width × height of the meme), from its left.'),
+    y: pixels('Top edge, in pixels from the image’s top.'),
+    w: pixels('Width in pixels.'),
+    h: pixels('Height in pixels.'),
+  },
+  { $id: 'CaptionWordBox', description: 'A caption word read by OCR and where it is drawn on the image.' },
+)
+
+export const MemeMatch = Type.Object(
+  {
+    caption: Type.Array(TextRange, { description: 'Caption words matching a word of highlight, in text order.' }),
+    tags: MatchedTags('Tags with a word matching highlight.'),
+    boxes: Type.Union([Type.Array(ref(CaptionWordBox)), Type.Null()], {
+      description:
+        'The OCR boxes of the matched caption words, in caption order; null when the caption has none ' +
+        '(not read by OCR, or edited since).',
+    }),
+  },
+  {
+    $id: 'MemeMatch',
+    description: 'What of one meme matches a query, compared as the search compares (see MemeHighlight), with OCR boxes.',
   },
 )
 
@@ -164,6 +198,8 @@ export const memeSchemas = [
   UploadQuota,
   Meme,
   MemeHighlight,
+  CaptionWordBox,
+  MemeMatch,
   MemeListResponse,
   MemeTrendingResponse,
   MemeSuggestion,

@@ -41,6 +41,38 @@ export function matchedRanges(text: string, words: readonly QueryWord[]): TextRa
   return ranges
 }
 
+/** What matched in one meme's text: caption ranges, and tags by their position in its tag list. */
+export interface TextMatches {
+  caption: TextRange[]
+  tags: { index: number; ranges: TextRange[] }[]
+}
+
+/** Caption and tag words matching a query word, and the whole of each tag a filter names (catalog spelling). */
+export function textMatches(
+  caption: string,
+  tags: readonly string[],
+  words: readonly QueryWord[],
+  filters: ReadonlySet<string> = new Set(),
+): TextMatches {
+  const matchedTags: TextMatches['tags'] = []
+  tags.forEach((tag, index) => {
+    const ranges = filters.has(tag.toLowerCase()) ? [{ start: 0, end: tag.length }] : matchedRanges(tag, words)
+    if (ranges.length > 0) matchedTags.push({ index, ranges })
+  })
+  return { caption: matchedRanges(caption, words), tags: matchedTags }
+}
+
+/** The items (in text order, not overlapping) that share a character with one of the ranges (same). Linear. */
+export function overlapping<T extends TextRange>(items: readonly T[], ranges: readonly TextRange[]): T[] {
+  const out: T[] = []
+  let r = 0
+  for (const item of items) {
+    while (r < ranges.length && ranges[r].end <= item.start) r++
+    if (r < ranges.length && ranges[r].start < item.end) out.push(item)
+  }
+  return out
+}
+
 function matches(word: QueryWord, term: string): boolean {
   if (term === word.term) return true
   if (word.prefix && term.startsWith(word.term)) return true

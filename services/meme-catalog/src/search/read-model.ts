@@ -4,7 +4,7 @@ import { NO_TRENDING_SCORE } from '../memes/trending.ts'
 import { PerceptualHashIndex } from '../similar/hash-index.ts'
 import { splitLastWord } from './complete.ts'
 import { createSearchIndex } from './engine.ts'
-import { matchedRanges, type TextRange } from './highlight.ts'
+import { type TextMatches, textMatches } from './highlight.ts'
 import { parseQuery } from './normalize.ts'
 import { ratingFilters } from './rating.ts'
 import type { Completion, MemeSearchIndex, SearchQuery, Suggestion } from './types.ts'
@@ -30,10 +30,8 @@ export interface Page {
 }
 
 /** What matched in one meme: ranges of its caption, and of its tags by their position in its tag list. */
-export interface MemeHighlight {
+export interface MemeHighlight extends TextMatches {
   id: string
-  caption: TextRange[]
-  tags: { index: number; ranges: TextRange[] }[]
 }
 
 /** Entries whose JSON is kept at most: enough for every hot page, bounded however deep crawlers page. */
@@ -274,13 +272,7 @@ export class ReadModel {
     const out: MemeHighlight[] = []
     for (const id of ids) {
       const entry = this.entries.get(id)
-      if (!entry) continue
-      const matchedTags: MemeHighlight['tags'] = []
-      entry.tags.forEach((tag, index) => {
-        const ranges = filters.has(tag.toLowerCase()) ? [{ start: 0, end: tag.length }] : matchedRanges(tag, words)
-        if (ranges.length > 0) matchedTags.push({ index, ranges })
-      })
-      out.push({ id, caption: matchedRanges(entry.caption, words), tags: matchedTags })
+      if (entry) out.push({ id, ...textMatches(entry.caption, entry.tags, words, filters) })
     }
     return out
   }
