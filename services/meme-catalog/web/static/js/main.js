@@ -205,14 +205,14 @@ document.addEventListener('click', (event) => {
   event.preventDefault()
   state = { ...state, meme: link.dataset.meme ?? null }
   writeState(state, { viewer: true })
-  if (state.meme) viewer.open(state.meme)
+  if (state.meme) viewer.open(state.meme, state.q)
 })
 
 window.addEventListener('popstate', () => {
   const previous = state
   state = readState()
   syncControls()
-  if (state.meme) viewer.open(state.meme)
+  if (state.meme) viewer.open(state.meme, state.q)
   else viewer.close()
   if (
     previous.q !== state.q ||
@@ -229,4 +229,4 @@ initFindByImage()
 syncControls()
 loadTags()
 loadGallery()
-if (state.meme) viewer.open(state.meme)
+if (state.meme) viewer.open(state.meme, state.q)
