@@ -3,6 +3,8 @@ import type { RenditionSet } from '../media/rendition-store.ts'
 import { RENDITION_NAMES, renditionSize } from '../media/renditions.ts'
 import type { PublicMemeRecord } from '../memes/repository.ts'
 import type { MemeT } from '../memes/schemas.ts'
+import { textMatches } from '../search/highlight.ts'
+import { parseQuery } from '../search/normalize.ts'
 
 /**
  * The skill file's example catalog. Fixed on purpose: an uploaded name, caption or tag shown to a
@@ -43,6 +45,22 @@ export const EXAMPLE_MEMES: readonly MemeT[] = [
 export const SEARCH_EXAMPLE = { meme: EXAMPLE_MEMES[2], word: 'brulee', typo: 'brxlee', prefix: 'brul' }
 export const TAG_EXAMPLE = { meme: EXAMPLE_MEMES[1], tag: 'coffee' }
 export const EXAMPLE_TAGS = ['cats', 'coding', 'coffee', 'food']
+
+/** What of a meme matches `query`, as GET /api/memes/{id}?highlight= answers, with a made-up OCR box per word. */
+export function exampleMatch(meme: MemeT, query: string) {
+  const matched = textMatches(meme.caption, meme.tags, parseQuery(query))
+  // Laid out along the top line of the 800 x 600 example image.
+  const boxes = matched.caption.map(({ start, end }) => ({
+    text: meme.caption.slice(start, end),
+    start,
+    end,
+    x: 40 + start * 24,
+    y: 40,
+    w: (end - start) * 36,
+    h: 52,
+  }))
+  return { ...matched, boxes }
+}
 
 export interface ExampleBudget {
   limit: number

@@ -12,6 +12,7 @@ import {
   EXAMPLE_TAGS,
   type ExampleBudget,
   exampleBudgets,
+  exampleMatch,
   examplePage,
   exampleRecord,
   exampleRenditions,
@@ -109,7 +110,7 @@ The machine-readable description is \`GET /openapi.json\` (OpenAPI 3.1.0, versio
 | GET | /api/memes/trending | Approved memes by trending order (recent views and downloads) |
 | GET | /api/memes/suggest?q= | Completions of the word being typed in a search |
 | POST | /api/memes/similar | Search by image: approved memes that look like the image sent (multipart field \`meme\`) |
-| GET | /api/memes/{id} | One approved meme |
+| GET | /api/memes/{id} | One approved meme (with ?highlight=, what matches a search and where on the image) |
 | GET | /media/{id} | The image (image/webp) |
 | GET | /api/tags | Tag names |
 | GET | /media/{id}/{rendition} | A resized image (image/webp): fixed_width, fixed_height, ... |
@@ -190,9 +191,19 @@ ${examples.splice(0).join('\n\n')}`)
 
   {
     addFixed('One meme by id', `/api/memes/${sample.id}`, { meme: sample, rateLimit: budget() })
+    addFixed(`One meme with what matches a search (highlight=${word})`, `/api/memes/${sample.id}?highlight=${word}`, {
+      meme: sample,
+      highlight: exampleMatch(sample, word),
+      rateLimit: budget(),
+    })
     sections.push(`## GET /api/memes/{id}: one meme
 
 \`id\` is 64 lowercase hex characters. Pending, rejected, deleted, unknown or malformed ids answer 404.
+Optional \`highlight\` (a search query, at most 200 characters) adds \`highlight\`: \`caption\` and \`tags\` ranges
+as in the list's \`highlights\`, and \`boxes\`, the matched caption words where the OCR read them on the image
+(\`{text, start, end, x, y, w, h}\`: \`start\`/\`end\` offsets into the caption, \`x\`/\`y\`/\`w\`/\`h\` pixels of the
+image, whose size is the meme's \`width\` × \`height\`); \`boxes\` is null when the caption was not read by OCR
+or was edited since. A \`highlight\` without a letter or digit answers 400; empty is the same as none.
 
 ${examples.splice(0).join('\n\n')}`)
     const shown = [

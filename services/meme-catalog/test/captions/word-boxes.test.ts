@@ -13,7 +13,9 @@ const HEIGHT = 600
 function memeSvg(lines: [string[], string[]], only?: string): string {
   const line = (words: string[], y: number) =>
     `<text x="${WIDTH / 2}" y="${y}">${words
-      .map((word) => (only === undefined || word === only ? `<tspan>${word}</tspan>` : `<tspan fill="none" stroke="none">${word}</tspan>`))
+      .map((word) =>
+        only === undefined || word === only ? `<tspan>${word}</tspan>` : `<tspan fill="none" stroke="none">${word}</tspan>`,
+      )
       .join(' ')}</text>`
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}">
   ${only === undefined ? `<rect width="${WIDTH}" height="${HEIGHT}" fill="#3d6b8f"/><circle cx="400" cy="300" r="140" fill="#d9a441"/>` : ''}
@@ -48,7 +50,9 @@ test('real OCR on a generated meme: each known word’s box lies where it was dr
     ['MONDAY', 'AGAIN'],
   ]
   // Stored as the upload pipeline stores it: a WebP, 800 px wide (the OCR reads it upscaled 2x, plus a margin).
-  const image = await sharp(Buffer.from(memeSvg(lines))).webp({ quality: 82 }).toBuffer()
+  const image = await sharp(Buffer.from(memeSvg(lines)))
+    .webp({ quality: 82 })
+    .toBuffer()
   const captioner = createOcrCaptioner()
   t.teardown(() => captioner.close())
   const result = await captioner.caption({ image, catalog: [], signal: AbortSignal.timeout(60_000) })

@@ -8,7 +8,15 @@ import { addTags, insertMeme, jobsOf, plainImage, renderMeme } from '../support/
 const TOKEN = 'admin-token-0123456789abcdef'
 type Json = Record<string, unknown>
 
-const box = (text: string, start: number, x: number): CaptionWord => ({ text, start, end: start + text.length, x, y: 20, w: 60, h: 30 })
+const box = (text: string, start: number, x: number): CaptionWord => ({
+  text,
+  start,
+  end: start + text.length,
+  x,
+  y: 20,
+  w: 60,
+  h: 30,
+})
 
 async function setup(t: Parameters<typeof build>[0]) {
   const app = await build(t, { env: { ADMIN_TOKEN: TOKEN, CAPTIONER: 'none', CAPTION_CONCURRENCY: '0' } })

@@ -18,13 +18,22 @@ const drawnBoxes = (page: Page) =>
   page.locator('#viewer .viewer-figure').evaluate((figure) => {
     const img = figure.querySelector('img') as HTMLImageElement
     const shown = img.getBoundingClientRect()
-    return [...figure.querySelectorAll('svg.word-boxes rect')].map((rect) => {
+    return Array.from(figure.querySelectorAll('svg.word-boxes rect'), (rect) => {
       const r = rect.getBoundingClientRect()
-      return { word: (rect as SVGRectElement).dataset.word, left: r.left - shown.left, top: r.top - shown.top, width: r.width, height: r.height, scale: shown.width / img.naturalWidth }
+      return {
+        word: (rect as SVGRectElement).dataset.word,
+        left: r.left - shown.left,
+        top: r.top - shown.top,
+        width: r.width,
+        height: r.height,
+        scale: shown.width / img.naturalWidth,
+      }
     })
   })
 
-test('meme viewer: opened from a search it marks the matched caption words and outlines them on the image', { skip: chromiumMissing() }, async (t) => {
+test('meme viewer: opened from a search it marks the matched caption words and outlines them on the image', {
+  skip: chromiumMissing(),
+}, async (t) => {
   const { app, base } = await serve(t, { CAPTIONER: 'none', CAPTION_CONCURRENCY: '0' })
   const id = await insertMeme(app, await renderMeme('ONE DOES NOT SIMPLY', 'DEPLOY ON FRIDAY'), { caption: CAPTION })
   await app.captionWords.replace(id, CAPTION, WORDS)
@@ -69,7 +78,9 @@ test('meme viewer: opened from a search it marks the matched caption words and o
 
   // A narrow window shows the image smaller: the outlines shrink with it.
   await page.setViewportSize({ width: 375, height: 740 })
-  await page.waitForFunction(() => (document.querySelector('#viewer img') as HTMLImageElement).getBoundingClientRect().width < 375)
+  await page.waitForFunction(
+    () => (document.querySelector('#viewer img') as HTMLImageElement).getBoundingClientRect().width < 375,
+  )
   const narrow = await check('narrow window')
   t.ok(narrow < wide, `the image is shown smaller (${narrow.toFixed(2)} < ${wide.toFixed(2)})`)
 
