@@ -126,7 +126,10 @@ export function createViewer({ onTag, onClose }) {
       if (!dialog.open) dialog.showModal()
       try {
         const highlight = SEARCHABLE.test(query) ? `?highlight=${encodeURIComponent(query.trim())}` : ''
-        const result = await request(`/api/memes/${encodeURIComponent(id)}${highlight}`, { signal: pending.signal })
+        const url = `/api/memes/${encodeURIComponent(id)}`
+        let result = await request(`${url}${highlight}`, { signal: pending.signal })
+        // The matches need the database; the meme alone is served even while it is down.
+        if (highlight && result.status >= 500) result = await request(url, { signal: pending.signal })
         if (result.status === 200 && result.body?.meme) render(result.body.meme, result.body.highlight)
         else if (result.status === 404) body.replaceChildren(h('p', { text: 'This meme does not exist or is not public.' }))
         else body.replaceChildren(h('p', { class: 'error', text: errorMessage(result) }))
