@@ -22,7 +22,7 @@ test('GET /openapi.json: OpenAPI 3.1.0, version 1.1.0, every public endpoint and
 
   const expected: Record<string, Record<string, string[]>> = {
     '/api/memes': { get: ['200', '400', '429'], post: ['201', '202', '400', '411', '413', '415', '422', '429'] },
-    '/api/memes/{id}': { get: ['200', '404', '429'] },
+    '/api/memes/{id}': { get: ['200', '400', '404', '429'] },
     '/media/{id}': { get: ['200', '404', '429'] },
     '/api/tags': { get: ['200', '429'] },
     '/openapi.json': { get: ['200'] },
@@ -87,7 +87,9 @@ test('GET /openapi.json: OpenAPI 3.1.0, version 1.1.0, every public endpoint and
   t.match(params.pageSize, { required: false, schema: { minimum: 1, maximum: 48, default: 12 } })
   t.match(params.q, { schema: { maxLength: 200 } })
   t.match(params.tag, { schema: { type: 'array', maxItems: 20, items: { maxLength: 60 } } })
-  t.match(doc.paths['/api/memes/{id}'].get.parameters[0], { in: 'path', required: true, schema: { pattern: '^[a-f0-9]{64}$' } })
+  const memeParams = Object.fromEntries(doc.paths['/api/memes/{id}'].get.parameters.map((p: Json) => [p.name, p]))
+  t.match(memeParams.id, { in: 'path', required: true, schema: { pattern: '^[a-f0-9]{64}$' } })
+  t.match(memeParams.highlight, { in: 'query', required: false, schema: { type: 'string', maxLength: 200 } })
 
   for (const [path, op] of [
     ['/api/memes', list],
