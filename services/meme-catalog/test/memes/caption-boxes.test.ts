@@ -92,7 +92,7 @@ test('a captioner without boxes (null) removes the boxes of an earlier OCR capti
   const job = await createCaptionJobsRepository(app.db).claim(60)
   t.ok(job)
   if (!job) return
-  t.equal(await app.memeUseCases.captioned(job, { caption: 'A coffee cup', tags: [], words: null }), true)
+  t.equal(await app.memeUseCases.captioned(job, { caption: 'A coffee cup', tags: [], words: null }, 'openai'), true)
   const { rows } = await app.db.query('SELECT 1 FROM meme_caption_words WHERE meme_id = $1', [id])
   t.equal(rows.length, 0)
   const { highlight } = (await app.inject({ url: `/api/memes/${id}?highlight=coffee` })).json()
