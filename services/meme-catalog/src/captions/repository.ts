@@ -18,6 +18,12 @@ export function createCaptionsRepository(db: Queryable) {
       return rows.map((r) => r.name)
     },
 
+    /** Every alias name (the tag it stands for is resolved when the result is stored). */
+    async aliasNames(): Promise<string[]> {
+      const { rows } = await db.query<{ alias: string }>('SELECT alias FROM tag_aliases ORDER BY alias')
+      return rows.map((r) => r.alias)
+    },
+
     /** True when an admin edited the meme's caption or tags at or after `since` (their edit wins). */
     async editedByAdminSince(memeId: string, since: Date): Promise<boolean> {
       const { rows } = await db.query(

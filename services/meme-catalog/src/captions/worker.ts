@@ -114,7 +114,8 @@ export function createCaptionWorker(options: CaptionWorkerOptions): CaptionWorke
         await jobs.complete(job, 'meme deleted before captioning')
         return
       }
-      const result = await captioner.caption({ image, catalog: await captions.catalogTags(), signal: abort.signal })
+      const [catalog, aliases] = await Promise.all([captions.catalogTags(), captions.aliasNames()])
+      const result = await captioner.caption({ image, catalog, aliases, signal: abort.signal })
       if (!result) {
         await jobs.complete(job, `captioner ${captioner.name} produces no captions`)
         return

@@ -68,6 +68,22 @@ test('a good answer sets caption and catalog tags; unknown tags are dropped', as
   t.match(system, '["cats","monday","programming"]', 'the current catalog is offered as the only choices')
 })
 
+test('a tag the model names by one of its aliases is kept as that tag', async (t) => {
+  const answer = JSON.stringify({ caption: 'A kitten at the keyboard', tags: ['Kitty', 'coding', 'unknown'] })
+  const { app } = await setup(t, [{ content: answer }])
+  await addTags(app.db, 'cats', 'programming')
+  for (const [tag, alias] of [
+    ['cats', 'kitty'],
+    ['programming', 'coding'],
+  ]) {
+    t.ok('added' in (await app.tagUseCases.addAlias('test', tag, alias)), `${alias} -> ${tag}`)
+  }
+  const id = await queueJob(app, await renderMeme('KEYBOARD CAT'))
+  const [job] = await settled(app, id)
+  t.equal(job.state, 'done')
+  t.same(await captionOf(app, id), { caption: 'A kitten at the keyboard', tags: ['cats', 'programming'] })
+})
+
 test('the meme becomes findable by its new caption', async (t) => {
   const { app } = await setup(t, [{ content: '{"caption":"Quixotic wombat dances at dawn","tags":[]}' }])
   const id = await queueJob(app, await plainImage(1))

@@ -71,7 +71,7 @@ export function createOpenAiCaptioner(options: OpenAiCaptionerOptions): Captione
   const endpoint = chatCompletionsUrl(options.url)
   return {
     name: 'openai',
-    async caption({ image, catalog, signal }) {
+    async caption({ image, catalog, aliases = [], signal }) {
       const small = await sharp(image)
         .resize({ width: IMAGE_EDGE, height: IMAGE_EDGE, fit: 'inside', withoutEnlargement: true })
         .webp({ quality: 80 })
@@ -131,7 +131,8 @@ export function createOpenAiCaptioner(options: OpenAiCaptionerOptions): Captione
       }
       if (!Value.Check(CaptionAnswer, answer)) throw new CaptionerError('captioner message lacks a string "caption"')
       // A vision model says what the text is, not where: no word boxes.
-      return { caption: clampCaption(answer.caption), tags: keepCatalogTags(answer.tags ?? [], catalog), words: null }
+      const tags = keepCatalogTags(answer.tags ?? [], [...catalog, ...aliases])
+      return { caption: clampCaption(answer.caption), tags, words: null }
     },
     async close() {},
   }

@@ -3,6 +3,8 @@ export interface CaptionInput {
   image: Buffer
   /** Names of the current tag catalog; the answer may only use these. */
   catalog: string[]
+  /** Aliases of catalog tags: an answer naming one keeps it, and storing the result turns it into its tag. */
+  aliases?: string[]
   /** Aborted when the app shuts down. */
   signal: AbortSignal
 }
