@@ -31,11 +31,12 @@ test('the OCR captioner reads meme text and picks catalog tags', async (t) => {
   const result = await captioner.caption({
     image: await renderMeme('ONE DOES NOT SIMPLY', 'DEPLOY ON FRIDAY'),
     catalog: ['deploy', 'friday', 'monday', 'simply red'],
+    aliases: ['one does not simply', 'weekend'],
     signal: AbortSignal.timeout(60_000),
   })
   t.match(result?.caption, /ONE DOES NOT SIMPLY/i)
   t.match(result?.caption, /DEPLOY ON FRIDAY/i)
-  t.same(result?.tags, ['deploy', 'friday'])
+  t.same(result?.tags, ['deploy', 'friday', 'one does not simply'], 'an alias in the text counts (stored as its tag)')
 })
 
 test('the OCR engine loads on first use, stops when idle and reads the same after restarting', async (t) => {

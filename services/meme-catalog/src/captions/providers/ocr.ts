@@ -104,7 +104,7 @@ export function createOcrCaptioner({ idleMs = 0 }: OcrCaptionerOptions = {}): Oc
     get loaded() {
       return worker !== undefined
     },
-    async caption({ image, catalog }) {
+    async caption({ image, catalog, aliases = [] }) {
       running++
       clearTimeout(idleTimer)
       try {
@@ -112,7 +112,8 @@ export function createOcrCaptioner({ idleMs = 0 }: OcrCaptionerOptions = {}): Oc
         const { data } = await (await getWorker()).recognize(png, {}, { text: true, blocks: true })
         const caption = cleanOcrText(data.text ?? '')
         const lines = (data.blocks ?? []).flatMap((block) => block.paragraphs.flatMap((p) => p.lines.map((l) => l.words)))
-        return { caption, tags: tagsInText(caption, catalog), words: placeWords(caption, lines, geometry) }
+        const tags = tagsInText(caption, [...catalog, ...aliases])
+        return { caption, tags, words: placeWords(caption, lines, geometry) }
       } finally {
         running--
         stopWhenIdle()
