@@ -52,3 +52,26 @@ export function debounce(fn, ms) {
     timer = setTimeout(() => fn(...args), ms)
   }
 }
+
+/**
+ * Lets `zone` take one dropped file, highlighted (class "dragging") while a drag is over it.
+ * @param {HTMLElement} zone
+ * @param {{ onFile: (file: File) => void, onMany: () => void }} handlers onMany: more than one file was dropped
+ */
+export function acceptDrop(zone, { onFile, onMany }) {
+  for (const type of ['dragenter', 'dragover']) {
+    zone.addEventListener(type, (event) => {
+      event.preventDefault()
+      zone.classList.add('dragging')
+    })
+  }
+  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'))
+  zone.addEventListener('drop', (event) => {
+    event.preventDefault()
+    zone.classList.remove('dragging')
+    const files = event.dataTransfer?.files
+    if (!files || files.length === 0) return
+    if (files.length > 1) onMany()
+    else onFile(files[0])
+  })
+}

@@ -1,6 +1,6 @@
 // "Find by image": a picked or dropped picture is sent to POST /api/memes/similar; the look-alikes show with their distance.
 import { altText, errorMessage, request } from './api.js'
-import { byId, h } from './dom.js'
+import { acceptDrop, byId, h } from './dom.js'
 import { precheck } from './upload.js'
 
 /** @typedef {import('./api.js').Meme} Meme */
@@ -81,22 +81,8 @@ export function initFindByImage() {
     const file = input.files?.[0]
     if (file) find(file)
   })
-  for (const type of ['dragenter', 'dragover']) {
-    zone.addEventListener(type, (event) => {
-      event.preventDefault()
-      zone.classList.add('dragging')
-    })
-  }
-  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'))
-  zone.addEventListener('drop', (event) => {
-    event.preventDefault()
-    zone.classList.remove('dragging')
-    const files = event.dataTransfer?.files
-    if (!files || files.length === 0) return
-    if (files.length > 1) {
-      say('Drop one image at a time.', true)
-      return
-    }
-    find(files[0])
+  acceptDrop(zone, {
+    onFile: find,
+    onMany: () => say('Drop one image at a time.', true),
   })
 }

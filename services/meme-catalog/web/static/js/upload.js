@@ -1,5 +1,5 @@
 // The upload form: picker or drag-and-drop, the server's own limits checked first, progress, and the answer in words.
-import { byId, h } from './dom.js'
+import { acceptDrop, byId, h } from './dom.js'
 import { formatBytes, retryHint } from './format.js'
 
 /** The server's limits (spec: PNG or JPEG, at most 5 MB). */
@@ -76,24 +76,12 @@ export function initUpload({ onApproved }) {
   }
 
   input.addEventListener('change', () => choose(input.files?.[0] ?? null))
-  for (const type of ['dragenter', 'dragover']) {
-    zone.addEventListener(type, (event) => {
-      event.preventDefault()
-      zone.classList.add('dragging')
-    })
-  }
-  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'))
-  zone.addEventListener('drop', (event) => {
-    event.preventDefault()
-    zone.classList.remove('dragging')
-    const files = event.dataTransfer?.files
-    if (!files || files.length === 0) return
-    if (files.length > 1) {
+  acceptDrop(zone, {
+    onFile: choose,
+    onMany: () => {
       choose(null)
       show('bad', 'Drop one image at a time.')
-      return
-    }
-    choose(files[0])
+    },
   })
 
   /**
