@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net'
 import { eventually } from '@app/testing'
 import { chromiumMissing } from '@app/testing/browser'
 import { test } from 'tap'
-import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { openBrowser } from '../web/browser.ts'
+import { build, login } from '../helper.ts'
+import { logIn, openBrowser } from '../web/browser.ts'
 
 // A newcomer's first look: no settings saved, the demo node on, the app in headless Chromium.
 test('the app shows the demo node and says so until real settings are saved', { skip: chromiumMissing() }, async (t) => {
@@ -14,10 +14,7 @@ test('the app shows the demo node and says so until real settings are saved', { 
   t.teardown(() => browser.close())
   const { page } = browser
 
-  await page.goto(`${base}/`)
-  await page.getByLabel('Username', { exact: true }).fill('admin')
-  await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD)
-  await page.getByRole('button', { name: 'Log in' }).click()
+  await logIn(page, base)
   await page.getByRole('heading', { name: 'Overview' }).waitFor()
 
   const banner = page.getByTestId('demo-banner')

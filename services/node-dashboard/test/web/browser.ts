@@ -2,6 +2,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchChromium, saveScreenshot, watchPageErrors } from '@app/testing/browser'
 import type { BrowserContext, Page } from 'playwright-core'
+import { TEST_PASSWORD } from '../helper.ts'
 
 /** Screenshots of every screen land here (git-ignored). */
 export const artifactsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../artifacts/screenshots')
@@ -29,4 +30,12 @@ export async function openBrowser(): Promise<Browser> {
     },
     close,
   }
+}
+
+/** Opens the app at `base` and logs in through its form as the test admin. */
+export async function logIn(page: Page, base: string): Promise<void> {
+  await page.goto(`${base}/`)
+  await page.getByLabel('Username', { exact: true }).fill('admin')
+  await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD)
+  await page.getByRole('button', { name: 'Log in' }).click()
 }

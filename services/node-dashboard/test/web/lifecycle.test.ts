@@ -5,8 +5,8 @@ import { chromiumMissing } from '@app/testing/browser'
 import { sshdUnavailable, startSshd } from '@app/testing/ssh'
 import { test } from 'tap'
 import { nodeSettingsFor } from '../actions/helper.ts'
-import { build, TEST_PASSWORD } from '../helper.ts'
-import { openBrowser } from './browser.ts'
+import { build } from '../helper.ts'
+import { logIn, openBrowser } from './browser.ts'
 
 // The Actions screen: live phases while a start runs, a failed start's debug.log, and the confirmed -reindex start.
 const skip = chromiumMissing() ?? sshdUnavailable() ?? false
@@ -26,10 +26,7 @@ test('actions screen: phases, the debug.log tail and "Start with -reindex"', { s
   const browser = await openBrowser()
   t.teardown(() => browser.close())
   const { page } = browser
-  await page.goto(`${base}/`)
-  await page.getByLabel('Username', { exact: true }).fill('admin')
-  await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD)
-  await page.getByRole('button', { name: 'Log in' }).click()
+  await logIn(page, base)
   await page.getByRole('link', { name: 'Actions' }).click()
   const state = page.getByTestId('lifecycle-state')
   await eventually(async () => (await state.getAttribute('data-state')) === 'unreachable')

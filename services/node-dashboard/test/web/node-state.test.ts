@@ -3,8 +3,8 @@ import { startNodeSimulator } from '@app/node-simulator'
 import { eventually } from '@app/testing'
 import { chromiumMissing } from '@app/testing/browser'
 import { test } from 'tap'
-import { build, login, TEST_PASSWORD } from '../helper.ts'
-import { openBrowser } from './browser.ts'
+import { build, login } from '../helper.ts'
+import { logIn, openBrowser } from './browser.ts'
 
 // The overview shows a starting (warm-up) and an unreachable node as states, with the API's detail.
 test('overview states: starting, running, down', {
@@ -26,10 +26,7 @@ test('overview states: starting, running, down', {
   const browser = await openBrowser()
   t.teardown(() => browser.close())
   const { page } = browser
-  await page.goto(`${base}/`)
-  await page.getByLabel('Username', { exact: true }).fill('admin')
-  await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD)
-  await page.getByRole('button', { name: 'Log in' }).click()
+  await logIn(page, base)
 
   const state = page.getByTestId('node-state')
   await state.waitFor()

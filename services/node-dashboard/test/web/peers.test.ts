@@ -3,9 +3,9 @@ import { startNodeSimulator } from '@app/node-simulator'
 import { eventually } from '@app/testing'
 import { chromiumMissing } from '@app/testing/browser'
 import { test } from 'tap'
-import { build, TEST_PASSWORD } from '../helper.ts'
+import { build } from '../helper.ts'
 import { startTamperedNode } from '../rpc/tampered-node.ts'
-import { openBrowser } from './browser.ts'
+import { logIn, openBrowser } from './browser.ts'
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">'
 
@@ -24,10 +24,7 @@ test('the Peers screen: sortable table, confirmed disconnect, ban, unban and cle
   const browser = await openBrowser()
   t.teardown(() => browser.close())
   const { page } = browser
-  await page.goto(`${base}/`)
-  await page.getByLabel('Username', { exact: true }).fill('admin')
-  await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD)
-  await page.getByRole('button', { name: 'Log in' }).click()
+  await logIn(page, base)
   await page.getByRole('heading', { name: 'Overview' }).waitFor()
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Peers', exact: true }).click()
   await page.getByRole('heading', { name: 'Peers', level: 1 }).waitFor()
