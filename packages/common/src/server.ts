@@ -48,8 +48,30 @@ export function createFastify(config: ServerConfig, answers: AnswerPolicy, log: 
     logger: { ...logger, ...log, serializers: { ...logger.serializers, ...log.serializers } },
   })
   echoRequestId(fastify)
+  idleBoundOnTheClientOnly(fastify, config.HTTP_IDLE_TIMEOUT_MS ?? defaultTimeouts.HTTP_IDLE_TIMEOUT_MS)
   installFastPaths(fastify, parseTrustProxy(config.TRUST_PROXY), answers.securityHeaders)
   return fastify
+}
+
+/**
+ * The idle bound is for a silent client: it is lifted once the request is in, while the server works on the
+ * answer (a node start waits for RPC, a classifier runs), and set again while the answer is written.
+ */
+function idleBoundOnTheClientOnly(fastify: FastifyInstance, idleMs: number) {
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    const socket = request.raw.socket
+    if (typeof socket?.setTimeout === 'function') {
+      // A body streamed by the handler (multipart) keeps the bound until its last byte.
+      if (request.raw.complete) socket.setTimeout(0)
+      else request.raw.once('end', () => socket.setTimeout(0))
+    }
+    done()
+  })
+  fastify.addHook('onSend', (request, _reply, payload, done) => {
+    const socket = request.raw.socket
+    if (typeof socket?.setTimeout === 'function' && !socket.destroyed) socket.setTimeout(idleMs)
+    done(null, payload)
+  })
 }
 
 /** The Fastify options every service uses: logger, request ids, proxy trust, validation defaults. */

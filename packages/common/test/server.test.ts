@@ -147,6 +147,46 @@ test('a slow but steady body is not cut off by the idle bound', async (t) => {
   t.match(answer, /^HTTP\/1\.1 200/)
 })
 
+test('an answer that takes longer than the idle bound still arrives; a stalled body is still cut off', async (t) => {
+  const { createFastify } = await import('../src/server.ts')
+  const { loadConfig, baseConfigProperties } = await import('../src/config.ts')
+  const { Type } = await import('@sinclair/typebox')
+  const config = loadConfig(Type.Object(baseConfigProperties), { LOG_LEVEL: 'silent', HTTP_IDLE_TIMEOUT_MS: '300' })
+  const app = createFastify(config, { messageKey: 'detail', validationStatus: 422, securityHeaders: apiSecurityPolicy })
+  const work = () => new Promise((resolve) => setTimeout(resolve, 1200))
+  app.get('/slow', async () => {
+    await work()
+    return { done: true }
+  })
+  app.post('/slow', async (request) => {
+    await work()
+    return { body: request.body }
+  })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(() => app.close())
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const outcome = (res: Promise<Response>) =>
+    res.then(
+      async (r) => `${r.status} ${await r.text()}`,
+      (e: Error & { cause?: { code?: string } }) => `error ${e.cause?.code ?? e.message}`,
+    )
+  t.equal(await outcome(fetch(`${base}/slow`)), '200 {"done":true}', 'four idle bounds of server work, answered')
+  t.equal(
+    await outcome(fetch(`${base}/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })),
+    '200 {"body":{"a":1}}',
+    'the same after a body',
+  )
+  const net = await import('node:net')
+  const socket = net.connect((app.server.address() as { port: number }).port, '127.0.0.1')
+  socket.write('POST /slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":')
+  const closed = await Promise.race([
+    new Promise<boolean>((resolve) => socket.on('close', () => resolve(true))),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000)),
+  ])
+  socket.destroy()
+  t.ok(closed, 'a body that stops arriving is still cut off')
+})
+
 test('the server timeouts come from the configuration', async (t) => {
   const { app } = await listen(t, {
     HTTP_REQUEST_TIMEOUT_MS: '90000',
