@@ -1,6 +1,6 @@
 /** The real catalog server in a process of its own (demo data) for the benches: the load generator does not share its event loop. */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -22,15 +22,38 @@ export interface CatalogProcess {
   stop(): Promise<void>
 }
 
-/** Starts `src/server.ts` on a free port with a fresh data folder and demo memes; `env` adds settings. */
-export async function startCatalog(env: Record<string, string>): Promise<CatalogProcess> {
+/**
+ * How `pnpm serve` starts the compiled server: its environment settings and node flags, read from package.json
+ * so that a bench of the production process follows the script.
+ */
+export function serveCommand(): { env: Record<string, string>; nodeArgs: string[]; entry: string } {
+  const script: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.serve
+  const words = script.split(/\s+/).filter(Boolean)
+  const node = words.indexOf('node')
+  if (node < 0) throw new Error(`package.json serve does not run node: ${script}`)
+  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2) as [string, string]))
+  const entry = words.at(-1) as string
+  return { env, nodeArgs: words.slice(node + 1, -1), entry }
+}
+
+/**
+ * Starts the server on a free port with a fresh data folder and demo memes; `env` adds settings. By default
+ * `src/server.ts` through tsx; `compiled` runs dist/ as `pnpm serve` does (build it first).
+ */
+export async function startCatalog(env: Record<string, string>, { compiled = false } = {}): Promise<CatalogProcess> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'catalog-bench-'))
   const port = await freePort()
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const serve = compiled ? serveCommand() : null
+  if (serve && !existsSync(path.join(root, serve.entry))) {
+    throw new Error(`${serve.entry} is missing: run pnpm --filter @app/meme-catalog build first`)
+  }
+  const args = serve ? [...serve.nodeArgs, serve.entry] : ['--import', 'tsx', 'src/server.ts']
+  const server = spawn(process.execPath, args, {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
+      ...serve?.env,
       PORT: String(port),
       DATA_DIR: dataDir,
       DEMO_MEMES: 'true',

@@ -1,5 +1,6 @@
 /**
- * Start-up and paging at scale on PostgreSQL, with the real server in its own process:
+ * Start-up and paging at scale on PostgreSQL, with the production server (dist/, started as `pnpm serve` starts
+ * it) in its own process; build it first (`pnpm --filter @app/meme-catalog build`):
  *   node --import tsx services/meme-catalog/bench/startup.ts [--documents 1000000] [--seconds 5]
  *     [--server postgres://postgres@127.0.0.1:5432/postgres]
  * 1. corpus: a fresh database, the corpus generated as it streams and bulk-loaded (COPY) through the write side;
@@ -126,7 +127,11 @@ function* mapIterable<T, U>(items: Iterable<T>, map: (item: T) => U): Generator<
 async function startUp(url: string, query: string, settleMs: number) {
   const samples: { at: number; rss: number }[] = []
   const started = performance.now()
-  const catalog = await startCatalog({ DATABASE_URL: url, DEMO_MEMES: 'false', READ_RATE_LIMIT: '1000000000' })
+  // The production process (dist/, the flags of pnpm serve): what a deployment starts.
+  const catalog = await startCatalog(
+    { DATABASE_URL: url, DEMO_MEMES: 'false', READ_RATE_LIMIT: '1000000000' },
+    { compiled: true },
+  )
   const pid = catalog.server.pid as number
   const sampler = setInterval(() => samples.push({ at: performance.now() - started, rss: rssOf(pid) }), 50)
   let listeningMs = 0
@@ -244,7 +249,7 @@ try {
   print(
     `Run ${new Date().toISOString()} on ${os.cpus().length} cores, Node ${process.version}, PostgreSQL at ${new URL(args.server as string).host}, ` +
       `load average ${loadAtStart} at start, ${loadAverage()} at end. Corpus: ${documents} memes (bench/corpus.ts), ` +
-      `the real server process (\`src/server.ts\` through tsx) on a fresh database.`,
+      `the production server process (\`dist/server.js\` with the flags of \`pnpm serve\`) on a fresh database.`,
   )
   print()
   print('| step | measured |')

@@ -35,7 +35,7 @@ const DEFAULT_THRESHOLD_FROM = 20_000
  * rarest operand before scoring, scores only the intersection, and selects the top k instead of sorting.
  * Memory is mostly typed arrays: per-slot columns, postings and a forward index of term ids per slot.
  */
-class SearchIndex implements MemeSearchIndex, TermSink {
+class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermSink {
   private terms = new Map<string, Postings>()
   private tree = new SearchableMap<Postings>()
   private tagLists = new Map<string, Postings>()
@@ -52,6 +52,8 @@ class SearchIndex implements MemeSearchIndex, TermSink {
   private capacity = 0
   private totalLength = 0
   private readonly columns: Columns = { ids: [], createdAt: new Float64Array(0), trending: new Float64Array(0) }
+  /** The documents by slot: callers look records up here instead of in a map of their own. */
+  private docs: (D | undefined)[] = []
   private docLength = new Uint32Array(0)
   private forward = new ForwardIndex()
   private order = new ListingOrder(this.columns, newestFirst)
@@ -92,7 +94,12 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     return this.slotOf.get(id) >= 0
   }
 
-  upsert(doc: SearchDocument): void {
+  get(id: string): D | undefined {
+    const slot = this.slotOf.get(id)
+    return slot >= 0 ? this.docs[slot] : undefined
+  }
+
+  upsert(doc: D): void {
     const previous = this.slotOf.get(doc.id)
     if (previous >= 0) this.removeSlot(previous)
     this.add(doc, this.freeSlots.length > 0 ? (this.freeSlots.pop() as number) : this.slotCount++)
@@ -102,8 +109,8 @@ class SearchIndex implements MemeSearchIndex, TermSink {
    * Adds many documents (a load): the same index as upsert one by one, built faster (see PostingsBatch). New
    * documents take fresh slots; ids already indexed, or repeated in docs, are upserted after the batch.
    */
-  upsertMany(docs: Iterable<SearchDocument>): void {
-    const later: SearchDocument[] = []
+  upsertMany(docs: Iterable<D>): void {
+    const later: D[] = []
     this.batch ??= new PostingsBatch()
     this.batching = true
     // An array says how many documents come: size the columns once, and the batch and forward index from the
@@ -130,7 +137,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     for (const doc of later) this.upsert(doc)
   }
 
-  private add(doc: SearchDocument, slot: number): void {
+  private add(doc: D, slot: number): void {
     if (slot >= this.capacity) this.grow(Math.max(1024, this.capacity * 2))
     this.adding = slot
     this.addedIds = 0
@@ -154,6 +161,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     if (this.batching) this.forward.setSorted(slot, this.termIds, (this.batch as PostingsBatch).add(slot, this.termIds, n))
     else this.forward.set(slot, this.termIds, n)
     this.columns.ids[slot] = doc.id
+    this.docs[slot] = doc
     this.columns.createdAt[slot] = doc.createdAt
     this.columns.trending[slot] = doc.trending ?? Number.NEGATIVE_INFINITY
     this.docLength[slot] = length
@@ -191,6 +199,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     this.slotCount = 0
     this.totalLength = 0
     this.columns.ids = []
+    this.docs = []
     this.forward.clear()
     this.order.clear()
     this.trendingOrder.clear()
@@ -450,6 +459,7 @@ class SearchIndex implements MemeSearchIndex, TermSink {
     this.totalLength -= this.docLength[slot]
     this.slotOf.delete(this.columns.ids[slot] as string)
     this.columns.ids[slot] = undefined
+    this.docs[slot] = undefined
     this.freeSlots.push(slot)
     this.order.removed(slot)
     this.trendingOrder.removed(slot)
@@ -497,6 +507,6 @@ function createScratch(capacity: number, candidates: number): Scratch {
   return scratch
 }
 
-export function createSearchIndex(options?: SearchIndexOptions): MemeSearchIndex {
-  return new SearchIndex(options)
+export function createSearchIndex<D extends SearchDocument = SearchDocument>(options?: SearchIndexOptions): MemeSearchIndex<D> {
+  return new SearchIndex<D>(options)
 }

@@ -46,9 +46,8 @@ const NO_TAGS: string[] = []
  * (build then swap) on a full resync.
  */
 export class ReadModel {
-  /** Each meme's compact record (shared strings), kept as the build received it: no copy per meme. */
-  private entries = new Map<string, PublicMemeRecord>()
-  private index: MemeSearchIndex
+  /** Each meme's compact record (shared strings) is kept by the index as the build received it: no copy per meme. */
+  private index: MemeSearchIndex<PublicMemeRecord>
   /** Perceptual hashes of the same memes, for search by image. */
   private hashes = new PerceptualHashIndex()
   private shared = new Map<string, string>()
@@ -60,7 +59,9 @@ export class ReadModel {
 
   constructor(memes: MemeT[] = []) {
     // Records are indexed as they are: their rating levels come from the moderation score.
-    this.index = createSearchIndex({ filtersOf: (doc) => ratingFilters((doc as PublicMemeRecord).moderationScore) })
+    this.index = createSearchIndex<PublicMemeRecord>({
+      filtersOf: (doc) => ratingFilters((doc as PublicMemeRecord).moderationScore),
+    })
     for (const meme of memes) this.upsert(meme)
   }
 
@@ -89,7 +90,7 @@ export class ReadModel {
           if (indexed > 0) await new Promise((resolve) => setImmediate(resolve))
           const part = start === 0 && memes.length <= slice ? memes : memes.slice(start, start + slice)
           for (const record of part) model.keep(record)
-          // The records have every field of a search document: indexed as they are, a slice at a time.
+          // The records have every field of a search document: indexed (and kept) as they are, a slice at a time.
           model.index.upsertMany(part)
           indexed += part.length
         }
@@ -101,22 +102,22 @@ export class ReadModel {
   }
 
   get size(): number {
-    return this.entries.size
+    return this.index.size
   }
 
   /** Whether the meme is public, without building its wire form (the media hot path asks per request). */
   has(id: string): boolean {
-    return this.entries.has(id)
+    return this.index.has(id)
   }
 
   get(id: string): MemeT | undefined {
-    const entry = this.entries.get(id)
+    const entry = this.index.get(id)
     return entry ? toWire(entry) : undefined
   }
 
   /** The compact record of a public meme (shared with the model: read it, never change it). */
   record(id: string): Readonly<PublicMemeRecord> | undefined {
-    return this.entries.get(id)
+    return this.index.get(id)
   }
 
   /** A slice of matches by offset (no clamping: past the end is empty), as records. */
@@ -124,7 +125,7 @@ export class ReadModel {
     const result = this.index.search(query)
     const records: PublicMemeRecord[] = []
     for (const id of result.ids) {
-      const entry = this.entries.get(id)
+      const entry = this.index.get(id)
       if (entry) records.push(entry)
     }
     return { total: result.total, records }
@@ -137,7 +138,7 @@ export class ReadModel {
   similar(hash: string, maxDistance: number, limit: number): { distance: number; meme: MemeT }[] {
     const found: { distance: number; record: Readonly<PublicMemeRecord> }[] = []
     for (const { id, distance } of this.hashes.within(hash, maxDistance)) {
-      const record = this.entries.get(id)
+      const record = this.index.get(id)
       if (record) found.push({ distance, record })
     }
     found.sort(
@@ -206,7 +207,7 @@ export class ReadModel {
     this.index.upsert(record)
   }
 
-  /** Takes the record as the meme's entry (not yet indexed): its repeated strings are replaced by shared ones. */
+  /** Prepares the record to be indexed as the meme's entry: its repeated strings are replaced by shared ones. */
   private keep(record: PublicMemeRecord): void {
     record.originalMime = record.originalMime === 'image/png' ? 'image/png' : 'image/jpeg'
     record.moderationReason = this.share(record.moderationReason)
@@ -219,11 +220,9 @@ export class ReadModel {
     // The hash lives in the index as two integers; the record keeps no string for it.
     this.hashes.set(record.id, record.phash)
     if (record.phash !== undefined) record.phash = null
-    this.entries.set(record.id, record)
   }
 
   remove(id: string): void {
-    this.entries.delete(id)
     this.json.delete(id)
     this.index.remove(id)
     this.hashes.remove(id)
@@ -231,7 +230,7 @@ export class ReadModel {
 
   /** Counters change often and touch neither caption nor tags: no re-indexing, the meme moves in the trending order. */
   setCounts({ id, view_count, download_count, trending }: MemeCounts): void {
-    const entry = this.entries.get(id)
+    const entry = this.index.get(id)
     if (!entry) return
     entry.viewCount = view_count
     entry.downloadCount = download_count
@@ -253,7 +252,7 @@ export class ReadModel {
     const parts: string[] = []
     const ids: string[] = []
     for (const id of result.ids) {
-      const entry = this.entries.get(id)
+      const entry = this.index.get(id)
       if (entry) {
         parts.push(this.jsonOf(entry))
         ids.push(id)
@@ -271,7 +270,7 @@ export class ReadModel {
     const filters = new Set(tags)
     const out: MemeHighlight[] = []
     for (const id of ids) {
-      const entry = this.entries.get(id)
+      const entry = this.index.get(id)
       if (entry) out.push({ id, ...textMatches(entry.caption, entry.tags, words, filters) })
     }
     return out

@@ -39,17 +39,22 @@ export interface SearchIndexOptions {
   thresholdFrom?: number
 }
 
-/** The in-memory index of approved memes. Implemented in ./engine.ts. */
-export interface MemeSearchIndex {
+/**
+ * The in-memory index of approved memes, holding the documents it is given (D: the caller's record type, so the
+ * caller needs no map of its own from id to record). Implemented in ./engine.ts.
+ */
+export interface MemeSearchIndex<D extends SearchDocument = SearchDocument> {
   readonly size: number
-  /** Adds or replaces a document. */
-  upsert(doc: SearchDocument): void
+  /** Adds or replaces a document; the index keeps the object (read it, never change its indexed fields). */
+  upsert(doc: D): void
   /** Adds or replaces many documents: the same index as upsert for each, built several times faster. */
-  upsertMany(docs: Iterable<SearchDocument>): void
+  upsertMany(docs: Iterable<D>): void
   remove(id: string): void
   /** Sets a document's trending score (a counter flush): it moves in the trending listing, nothing is re-indexed. */
   setTrending(id: string, score: number): void
   has(id: string): boolean
+  /** The document indexed under id, as it was given. */
+  get(id: string): D | undefined
   clear(): void
   search(query: SearchQuery): SearchResult
   /**

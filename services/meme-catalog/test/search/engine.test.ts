@@ -160,6 +160,31 @@ test('upsert replaces a document and remove forgets it', async (t) => {
   t.same(ids(index, 'clear'), [hex(4)])
 })
 
+test('get gives the document object as indexed, through replacement, removal, batches and clear', async (t) => {
+  const index = createSearchIndex()
+  const first = doc(1, 'first words')
+  const second = doc(2, 'second words')
+  index.upsertMany([first, second])
+  t.equal(index.get(hex(1)), first, 'the very object given, not a copy')
+  t.equal(index.get(hex(2)), second)
+  t.equal(index.get(hex(3)), undefined)
+  const replaced = doc(1, 'replaced')
+  index.upsert(replaced)
+  t.equal(index.get(hex(1)), replaced)
+  index.remove(hex(2))
+  t.equal(index.get(hex(2)), undefined)
+  const reusing = doc(3, 'takes the freed slot')
+  index.upsert(reusing)
+  t.equal(index.get(hex(3)), reusing)
+  t.equal(index.get(hex(2)), undefined, 'the freed slot answers only for its new id')
+  const again = doc(3, 'repeated in one batch')
+  index.upsertMany([doc(4, 'four'), again])
+  t.equal(index.get(hex(3)), again, 'an id already indexed is replaced by the batch')
+  index.clear()
+  t.equal(index.get(hex(1)), undefined)
+  t.equal(index.get(hex(4)), undefined)
+})
+
 test('listing follows arrivals, replacements and removals at either end', async (t) => {
   const index = createSearchIndex()
   const expected: number[] = []
