@@ -27,6 +27,8 @@ const SAMPLE_DOCUMENTS = 4096
 /** Vocabulary entries a suggestion looks at by default: bounds the work of a short prefix. */
 const SUGGEST_SCAN = 5000
 
+const NO_FILTERS: readonly string[] = []
+
 /** Below this many matches for its rarest operand, a query scores every match (cheaper than the bitsets). */
 const DEFAULT_THRESHOLD_FROM = 20_000
 
@@ -146,9 +148,11 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     for (let p = -1; p < doc.tags.length; p++) scanText(p < 0 ? doc.caption : (doc.tags[p] as string), this, this.fold)
     let n = this.addedIds
     const length = this.addedLength
-    const filters = this.filtersOf?.(doc)
-    for (const rawTag of filters && filters.length > 0 ? [...doc.tags, ...filters] : doc.tags) {
-      const tag = rawTag.toLowerCase()
+    const tags = doc.tags
+    const filters = this.filtersOf?.(doc) ?? NO_FILTERS
+    // Tags, then filter keys, without an array joining them: a load adds a million documents.
+    for (let t = 0; t < tags.length + filters.length; t++) {
+      const tag = (t < tags.length ? (tags[t] as string) : (filters[t - tags.length] as string)).toLowerCase()
       let postings = this.tagLists.get(tag)
       if (postings === undefined) {
         postings = this.newPostings(tag)

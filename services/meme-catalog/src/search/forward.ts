@@ -101,6 +101,12 @@ export class ForwardIndex {
     const live = this.end - this.wasted
     const size = Math.max(4096, this.wasted > live ? (live + needed) * 2 : Math.ceil((this.end + needed) * growth))
     const arena = new Uint8Array(size)
+    if (this.wasted === 0) {
+      // Nothing dead: the used bytes move as one block and every slot keeps its offset.
+      arena.set(this.arena.subarray(0, this.end))
+      this.arena = arena
+      return
+    }
     let end = 0
     for (let slot = 0; slot < this.bytes.length; slot++) {
       const length = this.bytes[slot]

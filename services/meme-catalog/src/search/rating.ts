@@ -26,9 +26,10 @@ export function ratingFilter(rating: Exclude<Rating, 'r'>): string {
  * The filter keys a meme is indexed under: one per level at or above its own, except `r` (everything is rated r or
  * below, so asking for r filters nothing).
  */
-export function ratingFilters(moderationScore: number): string[] {
-  const own = RATINGS.indexOf(ratingOf(moderationScore))
-  return FILTER_KEYS.slice(own)
+export function ratingFilters(moderationScore: number): readonly string[] {
+  return FILTERS_BY_LEVEL[RATINGS.indexOf(ratingOf(moderationScore))] as readonly string[]
 }
 
 const FILTER_KEYS = (['g', 'pg', 'pg-13'] as const).map(ratingFilter)
+// One shared, frozen list per level: the index asks for every document it adds.
+const FILTERS_BY_LEVEL = RATINGS.map((_, level) => Object.freeze(FILTER_KEYS.slice(level)))
