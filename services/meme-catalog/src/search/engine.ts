@@ -9,7 +9,7 @@ import { type Columns, ListingOrder, newestFirst, trendingFirst } from './order.
 import { Postings } from './postings.ts'
 import { rankTopK } from './rank.ts'
 import { SlotTable } from './slots.ts'
-import { scanText, type TermSink, TermTable } from './terms.ts'
+import { FoldedRuns, scanText, type TermSink, TermTable } from './terms.ts'
 import { topKByThreshold } from './threshold.ts'
 import {
   type Completion,
@@ -28,6 +28,8 @@ const SAMPLE_DOCUMENTS = 4096
 const SUGGEST_SCAN = 5000
 
 const NO_FILTERS: readonly string[] = []
+/** Non-ASCII runs whose folded postings are remembered at most. */
+const FOLDED_RUNS = 50_000
 
 /** Below this many matches for its rarest operand, a query scores every match (cheaper than the bitsets). */
 const DEFAULT_THRESHOLD_FROM = 20_000
@@ -62,6 +64,8 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   private trendingOrder = new ListingOrder(this.columns, trendingFirst)
   /** Folded forms of accented words already seen (see tokenize). */
   private folded = new Map<string, string>()
+  /** The postings of the non-ASCII runs already seen; cleared when a text term is dropped. */
+  private runs = new FoldedRuns<Postings>(FOLDED_RUNS)
   private termIds = new Int32Array(256)
   /** Shortest document ever indexed (a lower bound: removals do not raise it), for score bounds. */
   private minDocLength = Number.POSITIVE_INFINITY
@@ -208,6 +212,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.order.clear()
     this.trendingOrder.clear()
     this.folded = new Map()
+    this.runs.clear()
     this.minDocLength = Number.POSITIVE_INFINITY
   }
 
@@ -406,6 +411,16 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.addTerm(this.textPostings(term))
   }
 
+  otherRun(text: string, start: number, end: number, hash: number): void {
+    let postings = this.runs.find(text, start, end, hash)
+    if (postings === undefined) {
+      const run = text.slice(start, end)
+      postings = this.fold(run).map((term) => this.textPostings(term))
+      this.runs.add(detach(run), postings)
+    }
+    for (const list of postings) this.addTerm(list)
+  }
+
   private addTerm(postings: Postings): void {
     // A batch counts every occurrence (PostingsBatch makes them frequencies); upsert adds to the list now.
     if (this.batching) this.addedIds = this.pushTermId(this.addedIds, postings.id)
@@ -453,6 +468,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
         this.removeTagName(postings)
       } else {
         this.terms.delete(postings.term)
+        this.runs.clear()
         this.tree.delete(postings.term)
         this.table.delete(postings.term, postings.id)
       }

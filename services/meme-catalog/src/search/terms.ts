@@ -84,6 +84,41 @@ export class TermTable {
   }
 }
 
+/**
+ * What the non-ASCII runs already seen fold to, looked up from the run's characters as TermTable looks up ASCII
+ * words: captions in a language with accents then make no substring, split or normalization per repeated word.
+ * Bounded; the owner clears it when a value it holds may have gone stale.
+ */
+export class FoldedRuns<T> {
+  private table = new TermTable((id) => this.keys[id] as string)
+  private keys: string[] = []
+  private values: T[][] = []
+
+  constructor(private readonly limit: number) {}
+
+  /** The values recorded for text[start, end) (ASCII letters compared lowercased), hashed as scanText does. */
+  find(text: string, start: number, end: number, hash: number): T[] | undefined {
+    const id = this.table.find(text, start, end, hash)
+    return id >= 0 ? this.values[id] : undefined
+  }
+
+  add(run: string, values: T[]): void {
+    if (this.keys.length >= this.limit) return
+    // Stored as find compares and scanText hashes: ASCII letters lowercased, other characters as they are.
+    const key = run.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+    this.keys.push(key)
+    this.values.push(values)
+    this.table.insert(key, this.keys.length - 1)
+  }
+
+  clear(): void {
+    if (this.keys.length === 0) return
+    this.table = new TermTable((id) => this.keys[id] as string)
+    this.keys = []
+    this.values = []
+  }
+}
+
 /** Greek capital sigma: the one letter whose lowercase depends on its neighbours (final form). */
 const CAPITAL_SIGMA_CHAR = '\u03a3'
 
@@ -94,6 +129,8 @@ const CAPITAL_SIGMA_CHAR = '\u03a3'
  */
 export interface TermSink {
   asciiWord(text: string, start: number, end: number, hash: number): void
+  /** A run with characters outside ASCII (one or more words once folded), hashed like an ASCII word. */
+  otherRun(text: string, start: number, end: number, hash: number): void
   foldedWord(term: string): void
 }
 
@@ -120,7 +157,7 @@ export function scanText(text: string, sink: TermSink, fold: (text: string) => s
       h = Math.imul(h ^ c, 0x01000193)
     } else if (start >= 0) {
       if (ascii) sink.asciiWord(text, start, i, h)
-      else for (const term of fold(text.slice(start, i))) sink.foldedWord(term)
+      else sink.otherRun(text, start, i, h)
       start = -1
     }
   }

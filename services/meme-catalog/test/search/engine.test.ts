@@ -185,6 +185,25 @@ test('get gives the document object as indexed, through replacement, removal, ba
   t.equal(index.get(hex(4)), undefined)
 })
 
+test('accented words: repeated runs, case variants, and a run seen again after its term was dropped', async (t) => {
+  const index = createSearchIndex()
+  index.upsertMany([doc(1, 'Crème brûlée'), doc(2, 'CRÈME au café'), doc(3, 'crème—brûlée again')])
+  // Sorted: which documents match is the point here, not their relevance order.
+  t.same(ids(index, 'creme').sort(), [hex(1), hex(2), hex(3)], 'every spelling folds to the same word')
+  t.same(ids(index, 'brulee').sort(), [hex(1), hex(3)], 'a run holding two words (a dash outside ASCII) gives both')
+  t.same(ids(index, 'cafe'), [hex(2)])
+  for (const n of [1, 2, 3]) index.remove(hex(n))
+  t.same(ids(index, 'creme'), [])
+  index.upsert(doc(4, 'crème again'))
+  index.upsertMany([doc(5, 'Crème brûlée')])
+  t.same(ids(index, 'creme').sort(), [hex(4), hex(5)], 'the runs seen before the drop index into the live lists')
+  t.same(ids(index, 'brulee'), [hex(5)])
+  t.same(
+    index.complete('cre', 5).map((c) => [c.value, c.count]),
+    [['creme', 2]],
+  )
+})
+
 test('listing follows arrivals, replacements and removals at either end', async (t) => {
   const index = createSearchIndex()
   const expected: number[] = []
