@@ -63,7 +63,10 @@ export function createClassifier({ log, maxQueue = 32, idleMs = 0 }: ClassifierO
     readyPromise = new Promise<void>((resolve, reject) => {
       current.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
-          log.info({ backend: message.backend, loadMs: Math.round(message.loadMs) }, 'moderation model loaded')
+          log.info(
+            { backend: message.backend, backends: message.backends, loadMs: Math.round(message.loadMs) },
+            'moderation model loaded',
+          )
           resolve()
         } else if (message.type === 'fatal') {
           reject(new Error(message.message))

@@ -1,10 +1,13 @@
-// Runs nsfwjs on the WASM backend in a worker thread, so inference never blocks the server's event loop.
+// Runs nsfwjs's MobileNetV2 on the WASM backend in a worker thread, so inference never blocks the server's event loop.
+// Only the TensorFlow.js parts the model needs are imported (core, layers, the WASM backend): nsfwjs's own entry
+// imports all of @tensorflow/tfjs (the CPU and WebGL backends, the converter, tfjs-data), about 30 MiB for nothing.
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { parentPort } from 'node:worker_threads'
-import * as tf from '@tensorflow/tfjs'
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
-import { load } from 'nsfwjs'
+import * as tf from '@tensorflow/tfjs-core'
+import { type LayersModel, loadLayersModel } from '@tensorflow/tfjs-layers'
+import { loadModelArtifacts, NSFW_CLASSES } from './model-files.ts'
 
 export interface ClassifyRequest {
   id: number
@@ -13,7 +16,8 @@ export interface ClassifyRequest {
 }
 
 export type WorkerMessage =
-  | { type: 'ready'; backend: string; loadMs: number }
+  /** backends: every TensorFlow.js backend registered in the worker (only the WASM one is imported). */
+  | { type: 'ready'; backend: string; backends: string[]; loadMs: number }
   | { type: 'result'; id: number; predictions: { className: string; probability: number }[] }
   | { type: 'error'; id: number; message: string }
   | { type: 'fatal'; message: string }
@@ -24,6 +28,21 @@ if (!port) throw new Error('moderation worker must run in a worker thread')
 const require = createRequire(import.meta.url)
 // The .wasm binaries ship in the package's dist folder; a file path keeps start-up offline.
 const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))
+const SIZE = 224
+
+/** As nsfwjs's classify(): pixels scaled to 0..1, the model's five probabilities, highest first. */
+async function classify(model: LayersModel, pixels: Uint8Array) {
+  const probabilities = tf.tidy(() => {
+    const input = tf.tensor3d(pixels, [SIZE, SIZE, 3], 'int32')
+    const scaled = tf.div(tf.cast(input, 'float32'), tf.scalar(255))
+    return model.predict(tf.reshape(scaled, [1, SIZE, SIZE, 3])) as tf.Tensor
+  })
+  const values = await probabilities.data()
+  probabilities.dispose()
+  return Array.from(values, (probability, index) => ({ className: NSFW_CLASSES[index], probability })).sort(
+    (a, b) => b.probability - a.probability,
+  )
+}
 
 async function start() {
   const started = performance.now()
@@ -32,20 +51,20 @@ async function start() {
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false)
   await tf.setBackend('wasm')
   await tf.ready()
-  // The model ships as JS modules inside the nsfwjs package: nothing is fetched. Its banner is noise.
-  const info = console.info
-  console.info = () => {}
-  const model = await load('MobileNetV2', { size: 224 }).finally(() => {
-    console.info = info
-  })
-  port!.postMessage({ type: 'ready', backend: tf.getBackend(), loadMs: performance.now() - started } satisfies WorkerMessage)
+  const model = await loadLayersModel(tf.io.fromMemory(loadModelArtifacts()))
+  // A first prediction allocates the backend's buffers now rather than in the first upload (nsfwjs does the same).
+  tf.tidy(() => model.predict(tf.zeros([1, SIZE, SIZE, 3])) as tf.Tensor).dispose()
+  port!.postMessage({
+    type: 'ready',
+    backend: tf.getBackend(),
+    backends: Object.keys(tf.engine().registryFactory),
+    loadMs: performance.now() - started,
+  } satisfies WorkerMessage)
   let chain = Promise.resolve()
   port!.on('message', (request: ClassifyRequest) => {
     chain = chain.then(async () => {
       try {
-        const input = tf.tensor3d(request.pixels, [224, 224, 3], 'int32')
-        const predictions = await model.classify(input, 5)
-        input.dispose()
+        const predictions = await classify(model, request.pixels)
         port!.postMessage({ type: 'result', id: request.id, predictions } satisfies WorkerMessage)
       } catch (error) {
         port!.postMessage({ type: 'error', id: request.id, message: (error as Error).message } satisfies WorkerMessage)

@@ -35,6 +35,16 @@ test('the real nsfwjs model answers in a worker thread, requests queued in order
   t.equal(classifier.queued, 0)
 })
 
+test('the worker registers only the WASM backend (the full TensorFlow.js would add the CPU and WebGL ones)', async (t) => {
+  const loaded: { backend?: string; backends?: string[] }[] = []
+  const classifier = createClassifier({ log: { info: (o) => loaded.push(o as object), error: () => {} } })
+  t.teardown(() => classifier.close())
+  await classifier.ready()
+  t.equal(loaded.length, 1, 'one load logged')
+  t.equal(loaded[0].backend, 'wasm')
+  t.same(loaded[0].backends, ['wasm'])
+})
+
 test('a full queue and a closed classifier answer 503 instead of piling up', async (t) => {
   const classifier = createClassifier({ log: silent, maxQueue: 1 })
   await classifier.ready()
