@@ -1,6 +1,6 @@
 // Runs nsfwjs's MobileNetV2 on the WASM backend in a worker thread, so inference never blocks the server's event loop.
 // Only the TensorFlow.js parts the model needs are imported (core, layers, the WASM backend): nsfwjs's own entry
-// imports all of @tensorflow/tfjs (the CPU and WebGL backends, the converter, tfjs-data), about 30 MiB for nothing.
+// imports all of @tensorflow/tfjs (the CPU and WebGL backends, the converter, tfjs-data), about 35 MiB of code it never runs.
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { parentPort } from 'node:worker_threads'
