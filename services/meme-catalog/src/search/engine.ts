@@ -5,7 +5,7 @@ import { type CompletionSource, complete } from './complete.ts'
 import { ForwardIndex } from './forward.ts'
 import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
 import { detach, foldText, parseQuery, type QueryWord, tokenize } from './normalize.ts'
-import { type Columns, ListingOrder, newestFirst, trendingFirst } from './order.ts'
+import { type Columns, ListingOrder, NEWEST_FIRST, TRENDING_FIRST } from './order.ts'
 import { Postings } from './postings.ts'
 import { rankTopK } from './rank.ts'
 import { SlotTable } from './slots.ts'
@@ -60,8 +60,8 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   private docs: (D | undefined)[] = []
   private docLength = new Uint32Array(0)
   private forward = new ForwardIndex()
-  private order = new ListingOrder(this.columns, newestFirst)
-  private trendingOrder = new ListingOrder(this.columns, trendingFirst)
+  private order = new ListingOrder(this.columns, NEWEST_FIRST)
+  private trendingOrder = new ListingOrder(this.columns, TRENDING_FIRST)
   /** Folded forms of accented words already seen (see tokenize). */
   private folded = new Map<string, string>()
   /** The postings of the non-ASCII runs already seen; cleared when a text term is dropped. */

@@ -7,8 +7,16 @@ export interface Columns {
   trending: Float64Array
 }
 
+import { type SortKeys, sortSlots } from './sort-slots.ts'
+
 /** True when slot a lists after slot b. */
 export type ListsAfter = (columns: Columns, a: number, b: number) => boolean
+
+/** A listing order: its comparison, and the same order as sort keys (a large merge sorts by them). */
+export interface Listing {
+  listsAfter: ListsAfter
+  keys: (columns: Columns) => SortKeys
+}
 
 /** Newest first: createdAt, then id. */
 export const newestFirst: ListsAfter = ({ createdAt, ids }, a, b) => {
@@ -23,6 +31,9 @@ export const trendingFirst: ListsAfter = (columns, a, b) => {
   return newestFirst(columns, a, b)
 }
 
+export const NEWEST_FIRST: Listing = { listsAfter: newestFirst, keys: ({ createdAt }) => [createdAt] }
+export const TRENDING_FIRST: Listing = { listsAfter: trendingFirst, keys: ({ trending, createdAt }) => [trending, createdAt] }
+
 /**
  * Live slots in listing order, stored last first (read backwards). For newest first, the common change, a meme
  * newer than all others, is an append; other changes are merged in lazily, sorting only what changed, on the
@@ -36,10 +47,14 @@ export class ListingOrder {
   private pending: number[] = []
   private inPending = new Uint8Array(0)
 
+  private readonly listsAfter: ListsAfter
+
   constructor(
     private readonly columns: Columns,
-    private readonly listsAfter: ListsAfter,
-  ) {}
+    private readonly listing: Listing,
+  ) {
+    this.listsAfter = listing.listsAfter
+  }
 
   grow(capacity: number): void {
     const slots = new Int32Array(capacity)
@@ -117,18 +132,20 @@ export class ListingOrder {
       const slot = slots[i]
       if (ids[slot] !== undefined && inPending[slot] === 0) slots[kept++] = slot
     }
-    const added: number[] = []
+    const added = new Int32Array(this.pending.length)
+    let count = 0
     for (const slot of this.pending) {
       inPending[slot] = 0
-      if (ids[slot] !== undefined) added.push(slot)
+      if (ids[slot] !== undefined) added[count++] = slot
     }
-    added.sort((a, b) => (this.older(a, b) ? -1 : 1))
+    const sorted = added.subarray(0, count)
+    sortSlots(sorted, this.listing.keys(this.columns), ids)
     // Merge from the back into the same array: kept + added fits, and no unread entry is overwritten.
     let i = kept - 1
-    let j = added.length - 1
-    let w = kept + added.length - 1
-    while (j >= 0) slots[w--] = i >= 0 && this.older(added[j], slots[i]) ? slots[i--] : added[j--]
-    this.length = kept + added.length
+    let j = count - 1
+    let w = kept + count - 1
+    while (j >= 0) slots[w--] = i >= 0 && this.older(sorted[j], slots[i]) ? slots[i--] : sorted[j--]
+    this.length = kept + count
     this.pending = []
     this.stale = false
   }

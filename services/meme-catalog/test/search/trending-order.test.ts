@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { createSearchIndex } from '../../src/search/engine.ts'
-import { type Columns, ListingOrder, trendingFirst } from '../../src/search/order.ts'
+import { type Columns, ListingOrder, TRENDING_FIRST, trendingFirst } from '../../src/search/order.ts'
 
 test('the trending listing is merged once per change, not sorted per read', async (t) => {
   const size = 2000
@@ -10,9 +10,12 @@ test('the trending listing is merged once per change, not sorted per read', asyn
     trending: new Float64Array(size).fill(Number.NEGATIVE_INFINITY),
   }
   let comparisons = 0
-  const order = new ListingOrder(columns, (c, a, b) => {
-    comparisons++
-    return trendingFirst(c, a, b)
+  const order = new ListingOrder(columns, {
+    listsAfter: (c, a, b) => {
+      comparisons++
+      return trendingFirst(c, a, b)
+    },
+    keys: TRENDING_FIRST.keys,
   })
   order.grow(size)
   for (let slot = 0; slot < size; slot++) order.added(slot)
