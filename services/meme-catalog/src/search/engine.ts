@@ -70,7 +70,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   /** Shortest document ever indexed (a lower bound: removals do not raise it), for score bounds. */
   private minDocLength = Number.POSITIVE_INFINITY
   private readonly thresholdFrom: number
-  private readonly filtersOf: SearchIndexOptions['filtersOf']
+  private readonly filtersOf: SearchIndexOptions<D>['filtersOf']
   // The document being added: its slot, term ids so far (in termIds) and length.
   private adding = 0
   private addedIds = 0
@@ -87,7 +87,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   // Reused by every query: search is synchronous, so two queries never share it at once.
   private scratch = createScratch(0, 0)
 
-  constructor(options: SearchIndexOptions = {}) {
+  constructor(options: SearchIndexOptions<D> = {}) {
     this.thresholdFrom = options.thresholdFrom ?? DEFAULT_THRESHOLD_FROM
     this.filtersOf = options.filtersOf
   }
@@ -214,6 +214,11 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.folded = new Map()
     this.runs.clear()
     this.minDocLength = Number.POSITIVE_INFINITY
+  }
+
+  settle(): boolean {
+    const newest = this.order.settle()
+    return this.trendingOrder.settle() || newest
   }
 
   search(query: SearchQuery): SearchResult {
@@ -527,6 +532,8 @@ function createScratch(capacity: number, candidates: number): Scratch {
   return scratch
 }
 
-export function createSearchIndex<D extends SearchDocument = SearchDocument>(options?: SearchIndexOptions): MemeSearchIndex<D> {
+export function createSearchIndex<D extends SearchDocument = SearchDocument>(
+  options?: SearchIndexOptions<D>,
+): MemeSearchIndex<D> {
   return new SearchIndex<D>(options)
 }

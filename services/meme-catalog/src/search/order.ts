@@ -1,3 +1,5 @@
+import { type SortKeys, sortSlots } from './sort-slots.ts'
+
 /** Per-slot columns shared by the index, its listing order and the ranking (replaced together on growth). */
 export interface Columns {
   /** A free slot has ids[slot] === undefined. */
@@ -6,8 +8,6 @@ export interface Columns {
   /** The trending score (log2 of the decayed sum of views and downloads; -Infinity when never viewed). */
   trending: Float64Array
 }
-
-import { type SortKeys, sortSlots } from './sort-slots.ts'
 
 /** True when slot a lists after slot b. */
 export type ListsAfter = (columns: Columns, a: number, b: number) => boolean
@@ -47,14 +47,10 @@ export class ListingOrder {
   private pending: number[] = []
   private inPending = new Uint8Array(0)
 
-  private readonly listsAfter: ListsAfter
-
   constructor(
     private readonly columns: Columns,
     private readonly listing: Listing,
-  ) {
-    this.listsAfter = listing.listsAfter
-  }
+  ) {}
 
   grow(capacity: number): void {
     const slots = new Int32Array(capacity)
@@ -66,7 +62,7 @@ export class ListingOrder {
   }
 
   /** True when slot a lists after slot b. */
-  private older = (a: number, b: number): boolean => this.listsAfter(this.columns, a, b)
+  private older = (a: number, b: number): boolean => this.listing.listsAfter(this.columns, a, b)
 
   added(slot: number): void {
     const clean = !this.stale && this.pending.length === 0
@@ -96,13 +92,13 @@ export class ListingOrder {
 
   /** Number of listed documents. */
   count(): number {
-    this.refresh()
+    this.settle()
     return this.length
   }
 
   /** Slots at listing positions [offset, offset + limit). */
   page(offset: number, limit: number): number[] {
-    this.refresh()
+    this.settle()
     const page: number[] = []
     const end = Math.min(this.length, offset + limit)
     for (let i = offset; i < end; i++) page.push(this.slots[this.length - 1 - i])
@@ -111,7 +107,7 @@ export class ListingOrder {
 
   /** Slots at listing positions [offset, offset + limit) among those set in bits. */
   pageIn(bits: Int32Array, offset: number, limit: number): number[] {
-    this.refresh()
+    this.settle()
     const page: number[] = []
     let skipped = 0
     for (let i = this.length - 1; i >= 0 && page.length < limit; i--) {
@@ -123,8 +119,9 @@ export class ListingOrder {
     return page
   }
 
-  private refresh(): void {
-    if (!this.stale && this.pending.length === 0) return
+  /** Merges the changes waiting for the next read now; false when the order was already up to date. */
+  settle(): boolean {
+    if (!this.stale && this.pending.length === 0) return false
     const { slots, inPending } = this
     const { ids } = this.columns
     let kept = 0
@@ -148,5 +145,6 @@ export class ListingOrder {
     this.length = kept + count
     this.pending = []
     this.stale = false
+    return true
   }
 }

@@ -60,7 +60,7 @@ export class ReadModel {
   constructor(memes: MemeT[] = []) {
     // Records are indexed as they are: their rating levels come from the moderation score.
     this.index = createSearchIndex<PublicMemeRecord>({
-      filtersOf: (doc) => ratingFilters((doc as PublicMemeRecord).moderationScore),
+      filtersOf: (doc) => ratingFilters(doc.moderationScore),
     })
     for (const meme of memes) this.upsert(meme)
   }
@@ -98,7 +98,14 @@ export class ReadModel {
     } finally {
       await source.return?.()
     }
+    await new Promise((resolve) => setImmediate(resolve))
+    model.settle()
     return model
+  }
+
+  /** Sorts the listing orders' waiting changes now (see MemeSearchIndex.settle): a load's end, not a reader, pays it. */
+  settle(): boolean {
+    return this.index.settle()
   }
 
   get size(): number {

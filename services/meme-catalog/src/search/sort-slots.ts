@@ -15,7 +15,7 @@ const HIGH = (() => {
 
 /**
  * Sorts slots ascending by `keys` in turn, then by id: the order a comparator sort gives, by stable radix passes
- * over each key's bits (least significant key first), then a comparator sort of each run equal in every key.
+ * over each key's bits (least significant key first), then an insertion by id within each run equal in every key.
  * A read model's first listing after a load merges a million slots, which a comparator sort took seconds to
  * order while every request waited. Columns hold no NaN (times and trending scores; -Infinity is fine).
  */
@@ -23,7 +23,8 @@ export function sortSlots(slots: Int32Array, keys: SortKeys, ids: readonly (stri
   const n = slots.length
   const compare = (a: number, b: number) => {
     for (const column of keys) if (column[a] !== column[b]) return (column[a] as number) < (column[b] as number) ? -1 : 1
-    const [x, y] = [ids[a] as string, ids[b] as string]
+    const x = ids[a] as string
+    const y = ids[b] as string
     return x < y ? -1 : x > y ? 1 : 0
   }
   if (n <= SMALL) {

@@ -26,12 +26,12 @@ export interface SearchResult {
   ids: string[]
 }
 
-export interface SearchIndexOptions {
+export interface SearchIndexOptions<D extends SearchDocument = SearchDocument> {
   /**
    * Filter keys a document can be selected by like a tag (SearchQuery.tags), but never matched as text nor offered
    * as a suggestion, e.g. its content-rating levels. Spelled with a leading control character, which no tag name has.
    */
-  filtersOf?: (doc: SearchDocument) => readonly string[]
+  filtersOf?: (doc: D) => readonly string[]
   /**
    * Size of a query's rarest operand (its words' and tags' matches) from which the total is counted on bitsets
    * and only the page is scored, by thresholds (default 20,000). Results are the same either way; tests lower it.
@@ -56,6 +56,11 @@ export interface MemeSearchIndex<D extends SearchDocument = SearchDocument> {
   /** The document indexed under id, as it was given. */
   get(id: string): D | undefined
   clear(): void
+  /**
+   * Brings the listing orders up to date now rather than at the next listing (the end of a load: a million
+   * documents arriving out of order take a sort). False when they were already up to date.
+   */
+  settle(): boolean
   search(query: SearchQuery): SearchResult
   /**
    * Caption words and tags starting with `text` (case- and accent-insensitive), most used first, with the number
