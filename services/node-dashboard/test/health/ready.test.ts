@@ -32,15 +32,13 @@ test('a database that stops answering gives 503 within the check timeout instead
   const app = await build(t)
   const query = app.db.query
   let probes = 0
+  const stalled: ((error: Error) => void)[] = []
   // The database accepts the query and never answers (a stalled server or network).
   app.db.query = ((sql: string) => {
     // Only the readiness query counts: background work (the alert dispatcher) stalls here too.
     if (sql.startsWith('SELECT name FROM schema_migrations')) probes++
-    return new Promise(() => {})
+    return new Promise((_, reject) => stalled.push(reject))
   }) as typeof query
-  t.teardown(() => {
-    app.db.query = query
-  })
   const answers = await Promise.all([app.inject({ url: '/api/ready' }), app.inject({ url: '/api/ready' })])
   for (const res of answers) {
     t.equal(res.statusCode, 503)
@@ -53,6 +51,9 @@ test('a database that stops answering gives 503 within the check timeout instead
     })
   }
   t.equal(probes, 1, 'concurrent probes share one database query')
+  // The app's close waits for its background work: the stalled queries fail now, as a dropped connection would.
+  app.db.query = query
+  for (const reject of stalled) reject(new Error('connection lost'))
 })
 
 const skip = unavailableReason()
