@@ -129,11 +129,19 @@ test('the dashboard SPA end to end', { skip: chromiumMissing() }, async (t) => {
       return Number(await chart.getAttribute('data-points'))
     })
     t.ok(points > 0, `${points} points`)
-    const box = await page.locator('[data-chart="height"] .u-over').boundingBox()
-    t.ok(box && box.width > 100, 'the plot area has a size')
-    await page.mouse.move(box!.x + box!.width - 2, box!.y + box!.height / 2)
+    // A refresh may redraw the chart between steps (its plot area is briefly gone): measure, hover and read again.
+    const over = page.locator('[data-chart="height"] .u-over')
     const legend = page.locator('[data-chart="height"] .u-legend')
-    await eventually(async () => (await legend.textContent())?.includes(nodeHeight.toLocaleString('en-US')))
+    let width = 0
+    const shown = await eventually(async () => {
+      const box = await over.boundingBox()
+      if (!box) return false
+      width = box.width
+      await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2)
+      return (await legend.textContent())?.includes(nodeHeight.toLocaleString('en-US'))
+    })
+    t.ok(width > 100, 'the plot area has a size')
+    t.ok(shown, 'hover shows the latest height in the legend')
     await browser.screenshot('05-charts')
   })
 
