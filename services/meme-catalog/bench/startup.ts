@@ -140,10 +140,15 @@ async function startUp(url: string, query: string, settleMs: number) {
   while (firstSearchMs === 0) {
     if (performance.now() - started > 600_000) throw new Error(`no search answered within 600 s (last status ${status})`)
     try {
+      // Listening is the first health answer: a search waits up to 5 s for the model before it answers 503.
+      if (listeningMs === 0) {
+        const health = await fetch(`${catalog.base}/api/health`)
+        await health.arrayBuffer()
+        listeningMs = performance.now() - started
+      }
       const res = await fetch(`${catalog.base}/api/memes?q=${encodeURIComponent(query)}`)
       status = res.status
       await res.arrayBuffer()
-      listeningMs ||= performance.now() - started
       if (res.ok) firstSearchMs = performance.now() - started
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 20))
@@ -265,8 +270,8 @@ try {
     `| corpus: generate + COPY through memeUseCases.bulkLoad (wall) | ${s(load.copyMs)} (${Math.round(load.stored / (load.copyMs / 1000))} memes/s; CPU: loader ${s(load.loaderCpuMs)}, PostgreSQL backend ${s(load.databaseCpuMs)}) |`,
   )
   print(`| corpus: VACUUM ANALYZE after the load | ${s(load.vacuumMs)} |`)
-  print(`| start-up: spawn to listening (empty database) | ${s(empty.listeningMs)} |`)
-  print(`| start-up: spawn to listening | ${s(full.listeningMs)} |`)
+  print(`| start-up: spawn to the first \`GET /api/health\` answer (empty database) | ${s(empty.listeningMs)} |`)
+  print(`| start-up: spawn to the first \`GET /api/health\` answer | ${s(full.listeningMs)} |`)
   print(
     `| start-up: spawn to first answered \`GET /api/memes?q=${query}\` | ${s(full.firstSearchMs)} (server CPU ${s(full.cpuAtFirstSearch)}) |`,
   )
