@@ -35,7 +35,10 @@ test('meme viewer: opened from a search it marks the matched caption words and o
   skip: chromiumMissing(),
 }, async (t) => {
   const { app, base } = await serve(t, { CAPTIONER: 'none', CAPTION_CONCURRENCY: '0' })
-  const id = await insertMeme(app, await renderMeme('ONE DOES NOT SIMPLY', 'DEPLOY ON FRIDAY'), { caption: CAPTION })
+  const id = await insertMeme(app, await renderMeme('ONE DOES NOT SIMPLY', 'DEPLOY ON FRIDAY'), {
+    caption: CAPTION,
+    tags: ['fridays', 'office'],
+  })
   await app.captionWords.replace(id, CAPTION, WORDS)
   for (let i = 0; i < 300 && (await app.inject(`/api/memes?q=friday`)).json().total === 0; i++) await sleep(100)
 
@@ -50,6 +53,10 @@ test('meme viewer: opened from a search it marks the matched caption words and o
   await viewer.locator('.caption mark').first().waitFor()
   t.same(await viewer.locator('.caption mark').allTextContents(), ['DEPLOY', 'FRIDAY'], 'matched words marked')
   t.equal(await viewer.locator('.caption').textContent(), CAPTION, 'the caption reads the same, marks or not')
+  const chips = viewer.locator('.chips .chip')
+  t.same(await chips.allTextContents(), ['fridays', 'office'], 'the tag chips read the same, marks or not')
+  t.same(await chips.locator('mark').allTextContents(), ['fridays'], 'the matched tag is marked in its chip')
+  t.equal(await viewer.getByRole('button', { name: 'fridays', exact: true }).count(), 1, 'its chip keeps its name')
   t.equal(await viewer.locator('svg.word-boxes').getAttribute('aria-hidden'), 'true', 'the outlines are decorative')
   await viewer.locator('img').evaluate((img: HTMLImageElement) => img.decode())
 
@@ -88,6 +95,7 @@ test('meme viewer: opened from a search it marks the matched caption words and o
   await page.goto(`${base}/?meme=${id}`)
   await viewer.locator('.caption', { hasText: CAPTION }).waitFor()
   t.equal(await viewer.locator('.caption mark').count(), 0, 'nothing marked')
+  t.equal(await viewer.locator('.chips mark').count(), 0, 'no tag marked')
   t.equal(await viewer.locator('svg.word-boxes').count(), 0, 'no outlines')
 
   t.same(errors, [], 'no script errors or policy violations')

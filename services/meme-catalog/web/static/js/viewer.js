@@ -82,11 +82,17 @@ export function createViewer({ onTag, onClose }) {
       height: String(meme.height),
     })
     title.textContent = caption ? 'Meme' : 'Meme (not captioned yet)'
-    const tagButtons = meme.tags.map((tag) =>
+    // A tag matching a word of the search shows its matched part marked, as the caption does.
+    const tagRanges = new Map((match?.tags ?? []).map(({ index, ranges }) => [index, ranges]))
+    const tagButtons = meme.tags.map((tag, index) =>
       h(
         'li',
         {},
-        h('button', { type: 'button', class: 'chip', text: tag, onclick: () => onTag(tag), title: `Show memes tagged ${tag}` }),
+        h(
+          'button',
+          { type: 'button', class: 'chip', onclick: () => onTag(tag), title: `Show memes tagged ${tag}` },
+          ...marked(tag, tagRanges.get(index) ?? []),
+        ),
       ),
     )
     body.replaceChildren(
