@@ -98,6 +98,7 @@ export class ReadModel {
     } finally {
       await source.return?.()
     }
+    // A turn of the event loop between the last slice and the sort, as between slices.
     await new Promise((resolve) => setImmediate(resolve))
     model.settle()
     return model
