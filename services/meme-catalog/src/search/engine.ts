@@ -3,6 +3,7 @@ import { PostingsBatch } from './batch.ts'
 import { matchBits } from './bitset.ts'
 import { type CompletionSource, complete } from './complete.ts'
 import { ForwardIndex } from './forward.ts'
+import type { ImpactPolicy } from './impacts.ts'
 import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
 import { detach, foldText, parseQuery, type QueryWord, tokenize } from './normalize.ts'
 import { type Columns, ListingOrder, NEWEST_FIRST, TRENDING_FIRST } from './order.ts'
@@ -33,6 +34,9 @@ const FOLDED_RUNS = 50_000
 
 /** Below this many matches for its rarest operand, a query scores every match (cheaper than the bitsets). */
 const DEFAULT_THRESHOLD_FROM = 20_000
+/** From this many postings a list is read by impact in the threshold top-k, through a copy of this many at least. */
+const DEFAULT_IMPACT_FROM = 16_384
+const DEFAULT_IMPACT_KEPT = 4096
 
 /**
  * In-memory search over approved memes. Postings are sorted slot arrays; a query resolves the AND from the
@@ -70,6 +74,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   /** Shortest document ever indexed (a lower bound: removals do not raise it), for score bounds. */
   private minDocLength = Number.POSITIVE_INFINITY
   private readonly thresholdFrom: number
+  private readonly impacts: ImpactPolicy
   private readonly filtersOf: SearchIndexOptions<D>['filtersOf']
   // The document being added: its slot, term ids so far (in termIds) and length.
   private adding = 0
@@ -89,6 +94,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
 
   constructor(options: SearchIndexOptions<D> = {}) {
     this.thresholdFrom = options.thresholdFrom ?? DEFAULT_THRESHOLD_FROM
+    this.impacts = { from: options.impactFrom ?? DEFAULT_IMPACT_FROM, stored: options.impactKept ?? DEFAULT_IMPACT_KEPT }
     this.filtersOf = options.filtersOf
   }
 
@@ -360,7 +366,16 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     const k = Math.min(total, offset + limit)
     if (offset >= k) return { total, ids: [] }
     const slots = operands.some((operand) => operand.scored)
-      ? topKByThreshold(operands, matches, this.scratch, createBm25(stats), this.columns, k, this.minDocLength).slice(offset)
+      ? topKByThreshold(
+          operands,
+          matches,
+          this.scratch,
+          createBm25(stats),
+          this.columns,
+          k,
+          this.minDocLength,
+          this.impacts,
+        ).slice(offset)
       : this.order.pageIn(matches, offset, limit)
     return { total, ids: slots.map((slot) => this.columns.ids[slot] as string) }
   }

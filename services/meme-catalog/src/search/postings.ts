@@ -1,3 +1,5 @@
+import type { ImpactOrder } from './impacts.ts'
+
 /**
  * A term's postings: the document slots containing it, ascending, with the term frequency of each, in
  * parallel typed arrays (no object per posting, cheap to scan and to gallop through). A list holding a large
@@ -12,6 +14,8 @@ export class Postings {
   /** Postings before each word of bits (positions in O(1)); null when stale, rebuilt on use. */
   private ranks: Int32Array | null = null
   private rankBuffer: Int32Array | null = null
+  /** The list's best postings by impact for the threshold top-k (see ImpactOrder); null when stale or never built. */
+  impacts: ImpactOrder | null = null
   /** Largest term frequency ever added (an upper bound: removals do not lower it). */
   maxTf = 0
 
@@ -27,6 +31,7 @@ export class Postings {
   /** Counts one more occurrence of the term in slot; returns true when the slot is new to this list. */
   add(slot: number): boolean {
     const n = this.length
+    this.impacts = null
     // Documents are mostly added in increasing slot order, so the end is checked first.
     if (n > 0 && this.docs[n - 1] === slot) {
       this.countAgain(n - 1)
@@ -70,6 +75,7 @@ export class Postings {
    */
   append(slot: number, tf: number): void {
     const n = this.length
+    this.impacts = null
     this.docs[n] = slot
     this.tfs[n] = tf
     this.length = n + 1
@@ -134,6 +140,7 @@ export class Postings {
     const n = this.length
     const at = lowerBound(this.docs, 0, n, slot)
     if (at >= n || this.docs[at] !== slot) return
+    this.impacts = null
     this.docs.copyWithin(at, at + 1, n)
     this.tfs.copyWithin(at, at + 1, n)
     this.length = n - 1

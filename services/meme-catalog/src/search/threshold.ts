@@ -1,9 +1,12 @@
+import { type ImpactPolicy, listSegments, type Segment } from './impacts.ts'
 import type { Bm25, Operand, Scratch } from './intersect.ts'
 import type { Postings } from './postings.ts'
 import { siftDown, siftUp } from './rank.ts'
 
 /** Relative slack on pruning comparisons: bounds and scores are sums taken in different orders. */
 const SLACK = 1e-9
+/** Postings beyond those read so far that an operand may take to be read to its end. */
+const FINISH_SLACK = 4096
 
 interface ListBound {
   list: Postings
@@ -15,11 +18,12 @@ interface ListBound {
 
 /**
  * The best k matches of a query, best first, without scoring every match: a threshold algorithm over the
- * operands' lists. Lists are read whole, the list with the highest bound of its operand first, the cheapest
- * operand next; a slot met for the first time in a list can score at most its score there (or the bound of its
- * operand's next list) plus the next bounds of the other operands (it is in none of their lists read so far).
- * Only slots whose bound reaches the k-th best score so far get their exact score; reading stops once the sum
- * of the next bounds is below it. `matches` is the exact match bitset (see matchBits).
+ * operands' lists, read in segments whose postings score at most the segment's bound (a large list's impact
+ * groups, a small list whole; see listSegments), each operand's from the highest bound. A slot met for the first
+ * time in a segment can score at most its score there (or the bound of its operand's next segment) plus the next
+ * bounds of the other operands (it is in none of their segments read so far). Only slots whose bound reaches the
+ * k-th best score so far get their exact score; reading stops once the sum of the next bounds is below it.
+ * `matches` is the exact match bitset (see matchBits).
  */
 export function topKByThreshold(
   operands: Operand[],
@@ -29,6 +33,7 @@ export function topKByThreshold(
   columns: { createdAt: Float64Array; ids: (string | undefined)[] },
   k: number,
   minDocLength: number,
+  impacts: ImpactPolicy,
 ): number[] {
   const { c1, c2, docLength } = bm25
   // Exact scores by slot, in the buffer the full scoring keeps per-slot bests in.
@@ -43,8 +48,36 @@ export function topKByThreshold(
       })
       .sort((a, b) => b.bound - a.bound),
   )
+  // What each operand reads, best bound first: large lists by impact groups, others whole (see listSegments).
+  const segments: Segment[][] = operands.map((operand) => {
+    const out: Segment[] = []
+    for (let e = 0; e < operand.lists.length; e++) {
+      const list = operand.lists[e]
+      listSegments(list, operand.tiers[e], bm25.factor(list, operand.scored), bm25, minDocLength, impacts, out)
+    }
+    return out.sort((a, b) => b.bound - a.bound)
+  })
   const next = new Int32Array(operands.length)
-  const nextBound = (o: number) => (next[o] < bounds[o].length ? bounds[o][next[o]].bound : Number.NEGATIVE_INFINITY)
+  const nextBound = (o: number) => (next[o] < segments[o].length ? segments[o][next[o]].bound : Number.NEGATIVE_INFINITY)
+  // Postings left to read per operand, and read in all: an operand cheap to finish is read whole (once every
+  // match is met, the top-k is known), else the segment that lowers its operand's bound most per posting.
+  const left = Float64Array.from(segments, (list) => list.reduce((sum, segment) => sum + segment.to - segment.from, 0))
+  let readSoFar = 0
+  const gain = (o: number) => {
+    const segment = segments[o][next[o]]
+    const after = next[o] + 1 < segments[o].length ? segments[o][next[o] + 1].bound : 0
+    return (segment.bound - after) / (segment.to - segment.from + 1)
+  }
+  const choose = (): number => {
+    let cheapest = -1
+    let best = -1
+    for (let o = 0; o < segments.length; o++) {
+      if (next[o] >= segments[o].length) continue
+      if (cheapest < 0 || left[o] < left[cheapest]) cheapest = o
+      if (best < 0 || gain(o) > gain(best)) best = o
+    }
+    return cheapest >= 0 && left[cheapest] <= readSoFar + FINISH_SLACK ? cheapest : best
+  }
 
   // True when slot a ranks before slot b (scores[slot] holds exact scores of the slots met).
   const before = (a: number, b: number): boolean => {
@@ -91,35 +124,34 @@ export function topKByThreshold(
   }
 
   for (;;) {
-    let pick = -1
-    let sum = 0
-    for (let o = 0; o < bounds.length; o++) {
-      sum += nextBound(o)
-      if (next[o] < bounds[o].length && (pick < 0 || bounds[o][next[o]].list.length < bounds[pick][next[pick]].list.length))
-        pick = o
-    }
+    const pick = choose()
     if (pick < 0) break
+    let sum = 0
+    for (let o = 0; o < segments.length; o++) sum += nextBound(o)
     const threshold = size === k ? scores[heap[0]] : Number.NEGATIVE_INFINITY
     if (size === k && sum < threshold - SLACK * Math.abs(threshold)) break
 
-    const { list, tier, factor, bound } = bounds[pick][next[pick]++]
+    const { docs, tfs, tf, from, to: length, tier, factor, bound, cut } = segments[pick][next[pick]++]
+    if (cut !== null) cut.cutShort = true
+    left[pick] -= length - from
+    readSoFar += length - from
     let others = 0
-    for (let o = 0; o < bounds.length; o++) if (o !== pick) others += nextBound(o)
+    for (let o = 0; o < segments.length; o++) if (o !== pick) others += nextBound(o)
     const after = nextBound(pick)
-    // A slot first met here is in no list read so far: its other operands score at most their next bounds.
+    // A slot first met here is in no segment read so far: its other operands score at most their next bounds.
     limitSum = 0
-    for (let o = 0; o < bounds.length; o++) {
+    for (let o = 0; o < segments.length; o++) {
       limits[o] = o === pick ? Math.max(bound, after) : nextBound(o)
       limitSum += limits[o]
     }
-    const { docs, tfs, length } = list
     const { cand } = scratch
     // Collect a batch of slots passing the bound (a tight loop), then score them and raise the floor.
-    for (let p = 0; p < length; ) {
+    for (let p = from; p < length; ) {
       const floor = size === k ? scores[heap[0]] - SLACK * Math.abs(scores[heap[0]]) : Number.NEGATIVE_INFINITY
       const found = collect(
         docs,
         tfs,
+        tf,
         p,
         length,
         matches,
@@ -161,11 +193,13 @@ let collectedUpTo = 0
 
 /**
  * Slots of docs[from..] in matches, not marked, whose bound reaches floor, into out (at most BATCH); sets
- * collectedUpTo to where the scan stopped. Kept apart and monomorphic: this loop is the cost of large queries.
+ * collectedUpTo to where the scan stopped; tfs is null in an impact group, whose tf is at most groupTf. Kept
+ * apart: this loop is the cost of large queries.
  */
 function collect(
   docs: Int32Array,
-  tfs: Uint16Array,
+  tfs: Uint16Array | null,
+  groupTf: number,
   from: number,
   length: number,
   matches: Int32Array,
@@ -190,7 +224,7 @@ function collect(
     const d = docs[p]
     if ((matches[d >> 5] & (1 << (d & 31))) === 0 || mark[d] === epoch) continue
     if (!everyMatch) {
-      const tf = tfs[p]
+      const tf = tfs === null ? groupTf : tfs[p]
       // factor * tf / (tf + c1 + c2 * length) < need, without the division.
       if (factor * tf < need * (tf + c1 + c2 * docLength[d])) continue
     }

@@ -37,6 +37,14 @@ export interface SearchIndexOptions<D extends SearchDocument = SearchDocument> {
    * and only the page is scored, by thresholds (default 20,000). Results are the same either way; tests lower it.
    */
   thresholdFrom?: number
+  /**
+   * Length of a term's list from which the threshold top-k reads it by impact, through a copy of its best
+   * postings (default 16,384), and how many postings that copy keeps at least (default 4,096; else a sixteenth of
+   * the list, deepened up to a quarter when queries read past it). Results are the same either way; tests lower
+   * them.
+   */
+  impactFrom?: number
+  impactKept?: number
 }
 
 /**

@@ -63,9 +63,19 @@ function sampleQueries(): string[] {
   return queries
 }
 
-// thresholdFrom 0 sends every query through the bitset count and the threshold top-k (the path of large indexes).
-for (const options of [{}, { thresholdFrom: 0 }]) {
-  const name = options.thresholdFrom === 0 ? 'bitset count and threshold top-k' : 'default paths'
+// thresholdFrom 0 sends every query through the bitset count and the threshold top-k (the path of large indexes);
+// a low impactFrom reads the common words' lists by impact, through copies kept whole or cut short (impactKept).
+const IMPACTS_CUT = { thresholdFrom: 0, impactFrom: 40, impactKept: 4 }
+const IMPACTS_WHOLE = { thresholdFrom: 0, impactFrom: 40, impactKept: 1e9 }
+const nameOf = (options: { thresholdFrom?: number; impactKept?: number }) =>
+  options.impactKept === undefined
+    ? options.thresholdFrom === 0
+      ? 'bitset count and threshold top-k'
+      : 'default paths'
+    : `threshold top-k, lists by impact, ${options.impactKept < 100 ? 'cut' : 'whole'} copies`
+
+for (const options of [{}, { thresholdFrom: 0 }, IMPACTS_CUT, IMPACTS_WHOLE]) {
+  const name = nameOf(options)
   test(`generated queries match a brute-force reference (${name})`, async (t) => {
     const index = createSearchIndex(options)
     for (const doc of corpus.documents) index.upsert(doc)
@@ -80,29 +90,30 @@ for (const options of [{}, { thresholdFrom: 0 }]) {
   })
 }
 
-test('the threshold top-k returns exactly the pages of full scoring', async (t) => {
-  const full = createSearchIndex({ thresholdFrom: Number.POSITIVE_INFINITY })
-  const threshold = createSearchIndex({ thresholdFrom: 0 })
-  for (const doc of corpus.documents) {
-    full.upsert(doc)
-    threshold.upsert(doc)
-  }
-  const random = createRandom(13)
-  let same = 0
-  const queries = sampleQueries()
-  for (const q of queries) {
-    const tags = random() < 0.2 ? [corpus.tags[Math.floor(random() * 6)]] : []
-    const query = { q, tags, offset: random() < 0.3 ? 12 * Math.floor(random() * 8) : 0, limit: 12 }
-    const expected = full.search(query)
-    const got = threshold.search(query)
-    if (JSON.stringify(got) === JSON.stringify(expected)) same++
-    else t.same(got, expected, JSON.stringify(query))
-  }
-  t.equal(same, queries.length, 'every page identical')
-})
+for (const options of [{ thresholdFrom: 0 }, IMPACTS_CUT, IMPACTS_WHOLE])
+  test(`the threshold top-k returns exactly the pages of full scoring (${nameOf(options)})`, async (t) => {
+    const full = createSearchIndex({ thresholdFrom: Number.POSITIVE_INFINITY })
+    const threshold = createSearchIndex(options)
+    for (const doc of corpus.documents) {
+      full.upsert(doc)
+      threshold.upsert(doc)
+    }
+    const random = createRandom(13)
+    let same = 0
+    const queries = sampleQueries()
+    for (const q of queries) {
+      const tags = random() < 0.2 ? [corpus.tags[Math.floor(random() * 6)]] : []
+      const query = { q, tags, offset: random() < 0.3 ? 12 * Math.floor(random() * 8) : 0, limit: 12 }
+      const expected = full.search(query)
+      const got = threshold.search(query)
+      if (JSON.stringify(got) === JSON.stringify(expected)) same++
+      else t.same(got, expected, JSON.stringify(query))
+    }
+    t.equal(same, queries.length, 'every page identical')
+  })
 
-for (const options of [{}, { thresholdFrom: 0 }])
-  test(`stays correct under interleaved upserts and removes (${options.thresholdFrom === 0 ? 'threshold top-k' : 'default paths'})`, async (t) => {
+for (const options of [{}, { thresholdFrom: 0 }, IMPACTS_CUT, IMPACTS_WHOLE])
+  test(`stays correct under interleaved upserts and removes (${nameOf(options)})`, async (t) => {
     const index = createSearchIndex(options)
     const live = new Map<string, SearchDocument>()
     const random = createRandom(9)
