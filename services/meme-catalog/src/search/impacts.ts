@@ -24,7 +24,8 @@ export interface Segment {
  * The best postings of a large list by impact, for the threshold top-k to stop after the first few thousand:
  * postings grouped by (tf, document length), the groups best first, each group in slot order. Only the first
  * `stored` postings are kept (a bounded copy); a group's bound comes from its largest tf and shortest document,
- * so it holds whatever BM25's constants are at query time. Built on first use; any change to the list drops it.
+ * so it holds whatever BM25's constants are at query time. Built on first use; postings appended since (new
+ * memes) are read whole beside it, any other change to the list drops it.
  */
 export class ImpactOrder {
   /** Set when a query read past the stored postings: the next query builds a deeper copy (see listSegments). */
@@ -32,6 +33,8 @@ export class ImpactOrder {
 
   private constructor(
     readonly docs: Int32Array,
+    /** Length of the list when the copy was made: later postings were appended (see Postings.add). */
+    readonly built: number,
     /** Per group: where its stored postings start and end, whether it is stored whole, its largest tf and shortest document. */
     private readonly starts: Int32Array,
     private readonly ends: Int32Array,
@@ -94,25 +97,38 @@ export class ImpactOrder {
       impactDocs[q] = docs[p]
       at[key] = q + 1
     }
-    return new ImpactOrder(impactDocs, starts, ends, whole, groupMaxTf, groupMinLength)
+    return new ImpactOrder(impactDocs, length, starts, ends, whole, groupMaxTf, groupMinLength)
   }
 
   /**
    * Appends the list's segments for one query word to out: the stored groups scoring above every posting not
-   * stored, then (when some are not stored) the whole list in slot order with the bound of those. A term's BM25
-   * is tier + factor * tf / (tf + c1 + c2 * length).
+   * stored, then (when some are not stored) the whole list in slot order with the bound of those, and the
+   * postings appended since the copy with the list's bound (`whole`). A term's BM25 is
+   * tier + factor * tf / (tf + c1 + c2 * length).
    */
-  segments(list: Postings, tier: number, factor: number, c1: number, c2: number, out: Segment[]): void {
-    const { starts, ends, whole, maxTf, minLength } = this
+  segments(list: Postings, tier: number, factor: number, c1: number, c2: number, whole: number, out: Segment[]): void {
+    if (list.length > this.built)
+      out.push({
+        docs: list.docs,
+        tfs: list.tfs,
+        tf: 0,
+        from: this.built,
+        to: list.length,
+        tier,
+        factor,
+        bound: whole,
+        cut: null,
+      })
+    const { starts, ends, maxTf, minLength } = this
     const bounds = new Float64Array(starts.length)
     let rest = Number.NEGATIVE_INFINITY
     for (let g = 0; g < starts.length; g++) {
       bounds[g] = tier + (factor * maxTf[g]) / (maxTf[g] + c1 + c2 * minLength[g])
-      if (whole[g] === 0 && bounds[g] > rest) rest = bounds[g]
+      if (this.whole[g] === 0 && bounds[g] > rest) rest = bounds[g]
     }
     for (let g = 0; g < starts.length; g++) {
       // A group bounded by the rest is read with it (the rest is the whole list).
-      if (whole[g] === 1 && bounds[g] > rest)
+      if (this.whole[g] === 1 && bounds[g] > rest)
         out.push({
           docs: this.docs,
           tfs: null,
@@ -162,17 +178,19 @@ export function listSegments(
   out: Segment[],
 ): void {
   const { c1, c2, docLength } = bm25
+  const bound = tier + (factor * list.maxTf) / (list.maxTf + c1 + c2 * minDocLength)
   if (list.length < policy.from) {
-    const bound = tier + (factor * list.maxTf) / (list.maxTf + c1 + c2 * minDocLength)
     out.push({ docs: list.docs, tfs: list.tfs, tf: 0, from: 0, to: list.length, tier, factor, bound, cut: null })
     return
   }
   let impacts = list.impacts
   const largest = Math.max(policy.stored, Math.ceil(list.length * LARGEST_SHARE))
-  if (impacts === null || (impacts.cutShort && impacts.docs.length < largest)) {
-    const stored = impacts === null ? Math.ceil(list.length * STORED_SHARE) : impacts.docs.length * 4
+  // Rebuilt four times deeper when a query read past it, or as deep once the appended postings outgrow policy.stored.
+  const deeper = impacts !== null && impacts.cutShort && impacts.docs.length < largest
+  if (impacts === null || deeper || list.length - impacts.built > policy.stored) {
+    const stored = Math.max(Math.ceil(list.length * STORED_SHARE), impacts === null ? 0 : impacts.docs.length * (deeper ? 4 : 1))
     impacts = ImpactOrder.build(list, docLength, c1, c2, Math.min(largest, Math.max(policy.stored, stored)))
     list.impacts = impacts
   }
-  impacts.segments(list, tier, factor, c1, c2, out)
+  impacts.segments(list, tier, factor, c1, c2, bound, out)
 }

@@ -14,7 +14,10 @@ export class Postings {
   /** Postings before each word of bits (positions in O(1)); null when stale, rebuilt on use. */
   private ranks: Int32Array | null = null
   private rankBuffer: Int32Array | null = null
-  /** The list's best postings by impact for the threshold top-k (see ImpactOrder); null when stale or never built. */
+  /**
+   * The list's best postings by impact for the threshold top-k (see ImpactOrder); null when stale or never built.
+   * Appends keep it (they are read apart, after its `built` postings); any other change drops it.
+   */
   impacts: ImpactOrder | null = null
   /** Largest term frequency ever added (an upper bound: removals do not lower it). */
   maxTf = 0
@@ -31,7 +34,6 @@ export class Postings {
   /** Counts one more occurrence of the term in slot; returns true when the slot is new to this list. */
   add(slot: number): boolean {
     const n = this.length
-    this.impacts = null
     // Documents are mostly added in increasing slot order, so the end is checked first.
     if (n > 0 && this.docs[n - 1] === slot) {
       this.countAgain(n - 1)
@@ -43,6 +45,8 @@ export class Postings {
       this.tfs[n] = 1
       this.length = n + 1
     } else {
+      // Not at the end: positions move, the impact copy no longer tells which postings it holds.
+      this.impacts = null
       const at = lowerBound(this.docs, 0, n, slot)
       if (this.docs[at] === slot) {
         this.countAgain(at)
@@ -75,7 +79,6 @@ export class Postings {
    */
   append(slot: number, tf: number): void {
     const n = this.length
-    this.impacts = null
     this.docs[n] = slot
     this.tfs[n] = tf
     this.length = n + 1
@@ -126,6 +129,7 @@ export class Postings {
   }
 
   private countAgain(at: number): void {
+    if (this.impacts !== null && at < this.impacts.built) this.impacts = null
     if (this.tfs[at] < 0xffff) this.tfs[at]++
     if (this.tfs[at] > this.maxTf) this.maxTf = this.tfs[at]
   }

@@ -154,6 +154,45 @@ for (const options of [{}, { thresholdFrom: 0 }, IMPACTS_CUT, IMPACTS_WHOLE])
     t.same(index.search({ q: queries[0], offset: 0, limit: 5 }), { total: 0, ids: [] })
   })
 
+for (const options of [IMPACTS_CUT, IMPACTS_WHOLE])
+  test(`impact copies stay exact while memes are appended, removed and replaced between queries (${nameOf(options)})`, async (t) => {
+    const full = createSearchIndex({ thresholdFrom: Number.POSITIVE_INFINITY })
+    const impacts = createSearchIndex(options)
+    const both = (change: (index: MemeSearchIndex) => void) => {
+      change(full)
+      change(impacts)
+    }
+    const queries = sampleQueries().filter((_, i) => i % 4 === 0)
+    let same = 0
+    let asked = 0
+    const compare = () => {
+      for (const q of queries) {
+        const query = { q, offset: 0, limit: 12 }
+        const expected = full.search(query)
+        const got = impacts.search(query)
+        asked++
+        if (JSON.stringify(got) === JSON.stringify(expected)) same++
+        else t.same(got, expected, JSON.stringify(query))
+      }
+    }
+    const docs = corpus.documents
+    both((index) => index.upsertMany(docs.slice(0, 1000)))
+    compare()
+    // New memes take new slots: appended to the lists, read beside the copies built by the queries above.
+    for (let i = 1000; i < 1300; i++) {
+      both((index) => index.upsert(docs[i]))
+      if (i % 25 === 0) compare()
+    }
+    // Removals, then memes taking the freed slots and edited captions: the copies must be dropped.
+    for (let i = 0; i < 200; i += 7) both((index) => index.remove(docs[i].id))
+    compare()
+    for (let i = 1300; i < 1400; i++) both((index) => index.upsert(docs[i]))
+    compare()
+    for (let i = 10; i < 60; i += 5) both((index) => index.upsert({ ...docs[i], caption: docs[i + 600].caption }))
+    compare()
+    t.equal(same, asked, 'every page identical')
+  })
+
 test('upsertMany builds the index upsert builds, with repeated and already indexed ids', async (t) => {
   const random = createRandom(21)
   const docs = corpus.documents
