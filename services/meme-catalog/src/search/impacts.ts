@@ -186,7 +186,7 @@ export function listSegments(
   let impacts = list.impacts
   const largest = Math.max(policy.stored, Math.ceil(list.length * LARGEST_SHARE))
   // Rebuilt four times deeper when a query read past it, or as deep once the appended postings outgrow policy.stored.
-  const deeper = impacts !== null && impacts.cutShort && impacts.docs.length < largest
+  const deeper = impacts?.cutShort === true && impacts.docs.length < largest
   if (impacts === null || deeper || list.length - impacts.built > policy.stored) {
     const stored = Math.max(Math.ceil(list.length * STORED_SHARE), impacts === null ? 0 : impacts.docs.length * (deeper ? 4 : 1))
     impacts = ImpactOrder.build(list, docLength, c1, c2, Math.min(largest, Math.max(policy.stored, stored)))
