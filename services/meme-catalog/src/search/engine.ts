@@ -1,4 +1,5 @@
 import SearchableMap from 'minisearch/SearchableMap'
+import { TagAliases } from './aliases.ts'
 import { PostingsBatch } from './batch.ts'
 import { matchBits } from './bitset.ts'
 import { type CompletionSource, complete } from './complete.ts'
@@ -84,11 +85,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   private batching = false
   private batch: PostingsBatch | null = null
   private readonly fold = (text: string) => tokenize(text, this.folded)
-  /** Tag aliases: alias name -> tag (for tag filters), and each folded word of an alias -> its tags (for words). */
-  private aliasTags = new Map<string, string>()
-  private aliasWords = new SearchableMap<string[]>()
-  /** Aliases by folded name, for completions. */
-  private aliasNames: NonNullable<CompletionSource['aliases']> = new SearchableMap()
+  private aliases = new TagAliases()
   // Reused by every query: search is synchronous, so two queries never share it at once.
   private scratch = createScratch(0, 0)
 
@@ -282,28 +279,11 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   }
 
   setAliases(aliases: ReadonlyMap<string, string>): void {
-    const aliasTags = new Map<string, string>()
-    const aliasWords = new SearchableMap<string[]>()
-    const aliasNames: NonNullable<CompletionSource['aliases']> = new SearchableMap()
-    for (const [alias, tag] of aliases) {
-      aliasTags.set(alias, tag)
-      const key = foldText(alias)
-      const named = aliasNames.get(key)
-      if (named) named.push({ name: alias, tag })
-      else aliasNames.set(key, [{ name: alias, tag }])
-      for (const word of tokenize(alias)) {
-        const tags = aliasWords.get(word)
-        if (tags === undefined) aliasWords.set(word, [tag])
-        else if (!tags.includes(tag)) tags.push(tag)
-      }
-    }
-    this.aliasTags = aliasTags
-    this.aliasWords = aliasWords
-    this.aliasNames = aliasNames
+    this.aliases = new TagAliases(aliases)
   }
 
   resolveTag(name: string): string {
-    return this.aliasTags.get(name) ?? name
+    return this.aliases.resolve(name)
   }
 
   suggest(text: string, limit: number, scan = SUGGEST_SCAN): Suggestion[] {
@@ -334,7 +314,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
       {
         words: this.tree,
         tags: this.tagTree,
-        aliases: this.aliasNames,
+        aliases: this.aliases.names,
         tagCount: (tag) => this.tagLists.get(tag)?.length ?? 0,
       },
       word,
@@ -396,29 +376,17 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
         if (distance > 0) consider(postings, distance === 1 ? MATCH_TIERS.typo1 : MATCH_TIERS.typo2)
       }
     }
-    if (this.aliasWords.size > 0) this.expandAliases(word, consider)
-    const lists = [...matched.keys()]
-    let estimate = 0
-    for (const postings of lists) estimate += postings.length
-    return { lists, tiers: [...matched.values()], scored: true, estimate }
-  }
-
-  /** A word matching a word of an alias (exact, prefix, typo) matches the alias's tag at that tier. */
-  private expandAliases(word: QueryWord, consider: (postings: Postings, tier: number) => void): void {
-    const tagsAt = (tags: string[], tier: number) => {
+    // A word matching a word of an alias matches the alias's tag at that tier.
+    this.aliases.matchWord(word, (tags, tier) => {
       for (const tag of tags) {
         const postings = this.tagLists.get(tag)
         if (postings !== undefined) consider(postings, tier)
       }
-    }
-    const exact = this.aliasWords.get(word.term)
-    if (exact) tagsAt(exact, MATCH_TIERS.exact)
-    if (word.prefix) for (const tags of this.aliasWords.atPrefix(word.term).values()) tagsAt(tags, MATCH_TIERS.prefix)
-    if (word.maxDistance > 0) {
-      for (const [tags, distance] of this.aliasWords.fuzzyGet(word.term, word.maxDistance).values()) {
-        if (distance > 0) tagsAt(tags, distance === 1 ? MATCH_TIERS.typo1 : MATCH_TIERS.typo2)
-      }
-    }
+    })
+    const lists = [...matched.keys()]
+    let estimate = 0
+    for (const postings of lists) estimate += postings.length
+    return { lists, tiers: [...matched.values()], scored: true, estimate }
   }
 
   /** TermSink: one word of the document being added (see upsert). */
