@@ -4,7 +4,8 @@
  *   node --import tsx services/node-dashboard/bench/memory.ts      (DATABASE_URL for PostgreSQL)
  * Settings: WORKLOAD_SECONDS (default 240: with a sample a second, an hour of 15-second sampling),
  * LEAK_REQUESTS (default 10000 of each kind; 0 skips the check), SAMPLES (stored samples seeded first, default
- * 1000000), BENCH_NODE_ARGS (node flags for the server, to compare settings).
+ * 1000000), BENCH_NODE_ARGS (node flags for the server, to compare settings). The server starts as package.json
+ * `serve` starts it (its malloc variables and node flags); a malloc variable in the environment wins, to compare.
  * 1. Seeds SAMPLES metric samples 15 s apart ending now (the database is made by the server's first start).
  * 2. Starts the server with the sampler running every second against the node simulator, and drives from
  *    4 clients: history of every window at limit 20000, the summary, the RPC explorer (call, commands, help),
@@ -14,6 +15,7 @@
  *    fitted line rises less than 4 MiB of heap and 16 MiB of RSS across the run.
  * Targets: embedded database peak < 250 MiB and steady < 180 MiB; PostgreSQL peak < 150 MiB.
  */
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -38,14 +40,25 @@ const sampleCount = Number(process.env.SAMPLES ?? 1_000_000)
 const url = process.env.DATABASE_URL
 const targets = url ? { peak: 150, steady: Number.POSITIVE_INFINITY } : { peak: 250, steady: 180 }
 const PASSWORD = 'bench password'
-// The server's node flags as its launchers (package.json serve, the Dockerfile) give them; BENCH_NODE_ARGS compares others.
-const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=1').split(' ').filter(Boolean)
+/** How package.json `serve` starts the server (`NAME=value … node FLAGS dist/server.js`): the bench starts it so. */
+function serveCommand(): { env: Record<string, string>; nodeArgs: string[] } {
+  const script: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.serve
+  const words = script.split(/\s+/).filter(Boolean)
+  const node = words.indexOf('node')
+  if (node < 0) throw new Error(`package.json serve does not run node: ${script}`)
+  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2) as [string, string]))
+  return { env, nodeArgs: words.slice(node + 1, -1) }
+}
+const serve = serveCommand()
+// BENCH_NODE_ARGS compares other node flags; a malloc variable set in the environment wins over serve's.
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? serve.nodeArgs
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'dashboard-memory-'))
 const sim = await startNodeSimulator({})
 const port = await freePort()
 const base = `http://127.0.0.1:${port}`
 const env = {
+  ...serve.env,
   ...process.env,
   PORT: String(port),
   DATA_DIR: dataDir,
@@ -151,6 +164,11 @@ function report(name: string, value: string, ok: boolean | null) {
   if (ok === false) failed = true
 }
 const mib = (n: number) => `${n.toFixed(0)} MiB`
+/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
 
 try {
   // 1. The server's first start makes and migrates the database; then the samples go in while it is stopped
@@ -185,6 +203,7 @@ try {
     if (put !== 200) throw new Error(`settings answered ${put}`)
 
     const started = performance.now()
+    const cpuAtStart = cpuMs(pid)
     let secondHalf: { since(): number[] } | null = null
     let rounds = 0
     while (performance.now() - started < workloadSeconds * 1000) {
@@ -194,9 +213,10 @@ try {
       rounds++
     }
     const steady = median(secondHalf?.since() ?? memory.samples)
+    const cpuPerRound = (cpuMs(pid) - cpuAtStart) / rounds
     const heap = await heapOf(server, false)
     report(
-      `workload ${workloadSeconds} s (${rounds} rounds of ${Object.keys(kinds).length + 4} requests)`,
+      `workload ${workloadSeconds} s (${rounds} rounds of ${Object.keys(kinds).length + 4} requests, server CPU ${cpuPerRound.toFixed(0)} ms a round)`,
       `start peak ${mib(startPeak)}, after start ${mib(afterStart)}; workload peak ${mib(Math.max(...workloadMark.since()))}; steady ${mib(steady)} (${Number.isFinite(targets.steady) ? `target < ${targets.steady} MiB` : 'no target'}); heap used ${heap.heapUsed} MiB of ${heap.heapTotal}, external ${heap.external} MiB`,
       steady < targets.steady,
     )
