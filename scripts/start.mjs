@@ -5,7 +5,7 @@
 // Ctrl-C reaches the services directly (one process group); SIGTERM sent to this launcher is passed on once. It
 // exits 0 when both services closed cleanly, otherwise with the first failure's code, and prints no stack of its own.
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -28,9 +28,19 @@ function serviceEnv(service, env) {
   return { ...env, ...Object.fromEntries(own) }
 }
 
-// The catalog's model workers and libvips free large buffers: a fixed mmap threshold hands them back to the system
-// (glibc otherwise raises it after each such free and keeps them in its heap), as the catalog's package.json serve does.
-const catalogMalloc = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' }
+/**
+ * How a service's package.json `serve` starts it (`NAME=value … node FLAGS dist/server.js`): its memory settings
+ * (malloc's environment variables, node flags) are kept there, once, and applied here the same way.
+ */
+function serveSettings(cwd) {
+  const script = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')).scripts.serve
+  const words = script.split(/\s+/).filter(Boolean)
+  const node = words.indexOf('node')
+  if (node < 0) throw new Error(`${cwd}/package.json serve does not run node: ${script}`)
+  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2)))
+  return { env, nodeArgs: words.slice(node + 1, -1) }
+}
+
 const width = Math.max(...services.map((s) => s.length))
 const children = services.map((service) => {
   const cwd = path.join(root, 'services', service)
@@ -39,13 +49,13 @@ const children = services.map((service) => {
     process.stderr.write(`${service}: ${path.relative(root, entry)} is missing; run pnpm build first\n`)
     process.exit(1)
   }
-  // Memory on small machines, as the image runs them: a 1 MB young generation and two malloc arenas.
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', entry], {
+  // Memory on small machines, as the service's serve script sets it (see each service's README, Memory).
+  const serve = serveSettings(cwd)
+  const child = spawn(process.execPath, [...serve.nodeArgs, entry], {
     cwd,
     // Piped, a service would not colour its pretty log; it does when this launcher writes to a terminal.
     env: {
-      MALLOC_ARENA_MAX: '2',
-      ...(service === 'meme-catalog' ? catalogMalloc : {}),
+      ...serve.env,
       ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}),
       ...serviceEnv(service, process.env),
     },

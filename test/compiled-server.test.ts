@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -102,6 +102,20 @@ function runGroup(command: string, args: string[], options: { cwd: string; env: 
   return { child, output, done, waitFor }
 }
 
+/** The environment and arguments of a launcher's child processes, by service (their working folder's name). */
+async function childrenOf(launcherPid: number) {
+  const children: Record<string, { env: string[]; args: string[] }> = {}
+  for (const pid of (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry))) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
+    if (Number(stat.split(') ')[1]?.split(' ')[1]) !== launcherPid) continue
+    children[path.basename(await readlink(`/proc/${pid}/cwd`))] = {
+      env: (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0'),
+      args: (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0'),
+    }
+  }
+  return children
+}
+
 async function stackEnv(t: Test) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pnpm-start-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
@@ -173,6 +187,16 @@ test('the launcher reads .env (the environment wins) and passes a SIGTERM on to 
     'the dashboard port from the environment, not the file',
   )
   t.match(stack.output.stdout, /^meme-catalog\s+\| \{"level":30/m, 'LOG_FORMAT=json from .env')
+  // Each service gets the memory settings of its own serve script: malloc's variables, then node's flags.
+  const children = await childrenOf(stack.child.pid as number)
+  for (const service of ['meme-catalog', 'node-dashboard']) {
+    const packageJson = await readFile(path.join(root, 'services', service, 'package.json'), 'utf8')
+    const words: string[] = JSON.parse(packageJson).scripts.serve.split(/\s+/)
+    const node = words.indexOf('node')
+    t.ok(node > 0, `${service}: its serve script sets variables before node`)
+    for (const variable of words.slice(0, node)) t.ok(children[service]?.env.includes(variable), `${service}: ${variable}`)
+    for (const flag of words.slice(node + 1, -1)) t.ok(children[service]?.args.includes(flag), `${service}: ${flag}`)
+  }
   // SIGTERM to the launcher alone (a process manager stopping it): both services close.
   stack.child.kill('SIGTERM')
   t.equal(await stack.done, 0)
