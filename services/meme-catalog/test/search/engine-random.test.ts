@@ -63,6 +63,30 @@ function sampleQueries(): string[] {
   return queries
 }
 
+/**
+ * The page `got` gives for each query equals `expected`'s, some queries with one of the commonest tags (tagShare)
+ * and some past page 1 (up to `pages` pages in); one assertion for all when they agree. Returns how many agreed.
+ */
+function samePages(
+  t: Test,
+  expected: MemeSearchIndex,
+  got: MemeSearchIndex,
+  queries: readonly string[],
+  { random = createRandom(1), tagShare = 0, pages = 1, label = 'every page identical', assert = true } = {},
+): number {
+  let same = 0
+  for (const q of queries) {
+    const tags = tagShare > 0 && random() < tagShare ? [corpus.tags[Math.floor(random() * 6)]] : []
+    const query = { q, tags, offset: pages > 1 && random() < 0.3 ? 12 * Math.floor(random() * pages) : 0, limit: 12 }
+    const want = expected.search(query)
+    const have = got.search(query)
+    if (JSON.stringify(have) === JSON.stringify(want)) same++
+    else t.same(have, want, JSON.stringify(query))
+  }
+  if (assert) t.equal(same, queries.length, label)
+  return same
+}
+
 // thresholdFrom 0 sends every query through the bitset count and the threshold top-k (the path of large indexes);
 // a low impactFrom reads the common words' lists by impact, through copies kept whole or cut short (impactKept).
 const IMPACTS_CUT = { thresholdFrom: 0, impactFrom: 40, impactKept: 4 }
@@ -98,18 +122,7 @@ for (const options of [{ thresholdFrom: 0 }, IMPACTS_CUT, IMPACTS_WHOLE])
       full.upsert(doc)
       threshold.upsert(doc)
     }
-    const random = createRandom(13)
-    let same = 0
-    const queries = sampleQueries()
-    for (const q of queries) {
-      const tags = random() < 0.2 ? [corpus.tags[Math.floor(random() * 6)]] : []
-      const query = { q, tags, offset: random() < 0.3 ? 12 * Math.floor(random() * 8) : 0, limit: 12 }
-      const expected = full.search(query)
-      const got = threshold.search(query)
-      if (JSON.stringify(got) === JSON.stringify(expected)) same++
-      else t.same(got, expected, JSON.stringify(query))
-    }
-    t.equal(same, queries.length, 'every page identical')
+    samePages(t, full, threshold, sampleQueries(), { random: createRandom(13), tagShare: 0.2, pages: 8 })
   })
 
 for (const options of [{}, { thresholdFrom: 0 }, IMPACTS_CUT, IMPACTS_WHOLE])
@@ -166,14 +179,8 @@ for (const options of [IMPACTS_CUT, IMPACTS_WHOLE])
     let same = 0
     let asked = 0
     const compare = () => {
-      for (const q of queries) {
-        const query = { q, offset: 0, limit: 12 }
-        const expected = full.search(query)
-        const got = impacts.search(query)
-        asked++
-        if (JSON.stringify(got) === JSON.stringify(expected)) same++
-        else t.same(got, expected, JSON.stringify(query))
-      }
+      same += samePages(t, full, impacts, queries, { assert: false })
+      asked += queries.length
     }
     const docs = corpus.documents
     both((index) => index.upsertMany(docs.slice(0, 1000)))
@@ -221,17 +228,12 @@ test('upsertMany builds the index upsert builds, with repeated and already index
       many.upsert(doc)
     }
     t.equal(many.size, one.size, 'size')
-    let same = 0
-    const queries = sampleQueries()
-    for (const q of queries) {
-      const tags = random() < 0.3 ? [corpus.tags[Math.floor(random() * 6)]] : []
-      const query = { q, tags, offset: random() < 0.3 ? 12 * Math.floor(random() * 5) : 0, limit: 12 }
-      const expected = one.search(query)
-      const got = many.search(query)
-      if (JSON.stringify(got) === JSON.stringify(expected)) same++
-      else t.same(got, expected, JSON.stringify(query))
-    }
-    t.equal(same, queries.length, `every page identical (${JSON.stringify(options)})`)
+    samePages(t, one, many, sampleQueries(), {
+      random,
+      tagShare: 0.3,
+      pages: 5,
+      label: `every page identical (${JSON.stringify(options)})`,
+    })
     t.same(
       many.search({ tags: [corpus.tags[0]], offset: 3, limit: 9 }),
       one.search({ tags: [corpus.tags[0]], offset: 3, limit: 9 }),
@@ -252,12 +254,5 @@ test('upsertMany of an array larger than its sizing sample builds the index upse
   many.upsertMany(large.documents)
   many.upsertMany(large.documents.slice(0, 9000))
   t.equal(many.size, one.size)
-  const queries = generateQueries(large, 120, 5)
-  let same = 0
-  for (const q of queries) {
-    const query = { q, offset: 0, limit: 12 }
-    if (JSON.stringify(many.search(query)) === JSON.stringify(one.search(query))) same++
-    else t.same(many.search(query), one.search(query), q)
-  }
-  t.equal(same, queries.length, 'every page identical')
+  samePages(t, one, many, generateQueries(large, 120, 5))
 })
