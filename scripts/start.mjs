@@ -5,10 +5,11 @@
 // Ctrl-C reaches the services directly (one process group); SIGTERM sent to this launcher is passed on once. It
 // exits 0 when both services closed cleanly, otherwise with the first failure's code, and prints no stack of its own.
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { serveSettings } from './serve-settings.mjs'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const services = ['meme-catalog', 'node-dashboard']
@@ -26,19 +27,6 @@ function serviceEnv(service, env) {
     .filter(([name]) => name.startsWith(prefix) && name.length > prefix.length)
     .map(([name, value]) => [name.slice(prefix.length), value])
   return { ...env, ...Object.fromEntries(own) }
-}
-
-/**
- * How a service's package.json `serve` starts it (`NAME=value … node FLAGS dist/server.js`): its memory settings
- * (malloc's environment variables, node flags) are kept there, once, and applied here the same way.
- */
-function serveSettings(cwd) {
-  const script = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')).scripts.serve
-  const words = script.split(/\s+/).filter(Boolean)
-  const node = words.indexOf('node')
-  if (node < 0) throw new Error(`${cwd}/package.json serve does not run node: ${script}`)
-  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2)))
-  return { env, nodeArgs: words.slice(node + 1, -1) }
 }
 
 const width = Math.max(...services.map((s) => s.length))

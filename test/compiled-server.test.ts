@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Test, test } from 'tap'
+import { serveSettings } from '../scripts/serve-settings.mjs'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
@@ -190,12 +191,12 @@ test('the launcher reads .env (the environment wins) and passes a SIGTERM on to 
   // Each service gets the memory settings of its own serve script: malloc's variables, then node's flags.
   const children = await childrenOf(stack.child.pid as number)
   for (const service of ['meme-catalog', 'node-dashboard']) {
-    const packageJson = await readFile(path.join(root, 'services', service, 'package.json'), 'utf8')
-    const words: string[] = JSON.parse(packageJson).scripts.serve.split(/\s+/)
-    const node = words.indexOf('node')
-    t.ok(node > 0, `${service}: its serve script sets variables before node`)
-    for (const variable of words.slice(0, node)) t.ok(children[service]?.env.includes(variable), `${service}: ${variable}`)
-    for (const flag of words.slice(node + 1, -1)) t.ok(children[service]?.args.includes(flag), `${service}: ${flag}`)
+    const serve = serveSettings(path.join(root, 'services', service))
+    t.ok(Object.keys(serve.env).length > 0, `${service}: its serve script sets variables before node`)
+    for (const [name, value] of Object.entries(serve.env)) {
+      t.ok(children[service]?.env.includes(`${name}=${value}`), `${service}: ${name}=${value}`)
+    }
+    for (const flag of serve.nodeArgs) t.ok(children[service]?.args.includes(flag), `${service}: ${flag}`)
   }
   // SIGTERM to the launcher alone (a process manager stopping it): both services close.
   stack.child.kill('SIGTERM')

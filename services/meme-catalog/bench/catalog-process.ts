@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '@app/testing'
+import { serveSettings } from '../../../scripts/serve-settings.mjs'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
@@ -22,19 +23,8 @@ export interface CatalogProcess {
   stop(): Promise<void>
 }
 
-/**
- * How `pnpm serve` starts the compiled server: its environment settings and node flags, read from package.json
- * so that a bench of the production process follows the script.
- */
-export function serveCommand(): { env: Record<string, string>; nodeArgs: string[]; entry: string } {
-  const script: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.serve
-  const words = script.split(/\s+/).filter(Boolean)
-  const node = words.indexOf('node')
-  if (node < 0) throw new Error(`package.json serve does not run node: ${script}`)
-  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2) as [string, string]))
-  const entry = words.at(-1) as string
-  return { env, nodeArgs: words.slice(node + 1, -1), entry }
-}
+/** How `pnpm serve` starts the compiled server: a bench of the production process follows the script. */
+export const serveCommand = () => serveSettings(root)
 
 /**
  * Starts the server on a free port with a fresh data folder and demo memes; `env` adds settings. By default

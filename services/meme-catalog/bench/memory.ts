@@ -34,6 +34,7 @@ import {
   treeRssMiB,
 } from '@app/testing/memory'
 import sharp from 'sharp'
+import { serveSettings } from '../../../scripts/serve-settings.mjs'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const readSeconds = Number(process.env.READ_SECONDS ?? 60)
@@ -43,8 +44,9 @@ const leakUploads = Number(process.env.LEAK_UPLOADS ?? 300)
 const idleSeconds = 150
 const url = process.env.DATABASE_URL
 const targets = { steady: url ? 250 : 350, peak: 600 }
-// The server's node flags and allocator setting as its launchers (package.json serve, the Dockerfile) give them.
-const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=1').split(' ').filter(Boolean)
+// The server's node flags and allocator settings as package.json serve (and so the launcher) gives them.
+const serve = serveSettings(root)
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? serve.nodeArgs
 const extraEnv = Object.fromEntries(
   (process.env.BENCH_ENV ?? '')
     .split(' ')
@@ -68,10 +70,7 @@ const serverEnv: NodeJS.ProcessEnv = {
   UPLOAD_QUOTA_GLOBAL_DAY: '1000000',
   MODERATION_REVIEW_SCORE: '101',
   MODERATION_REJECT_SCORE: '101',
-  // The allocator settings package.json serve, scripts/start.mjs and the image give the catalog.
-  MALLOC_ARENA_MAX: '2',
-  MALLOC_MMAP_THRESHOLD_: '131072',
-  MALLOC_TRIM_THRESHOLD_: '131072',
+  ...serve.env,
   ...extraEnv,
 }
 for (const [name, value] of Object.entries(extraEnv)) if (value === '') delete serverEnv[name]

@@ -32,6 +32,7 @@ import {
   spawnWithReporter,
   treeRssMiB,
 } from '@app/testing/memory'
+import { serveSettings } from '../../../scripts/serve-settings.mjs'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const workloadSeconds = Number(process.env.WORKLOAD_SECONDS ?? 240)
@@ -40,16 +41,8 @@ const sampleCount = Number(process.env.SAMPLES ?? 1_000_000)
 const url = process.env.DATABASE_URL
 const targets = url ? { peak: 150, steady: Number.POSITIVE_INFINITY } : { peak: 250, steady: 180 }
 const PASSWORD = 'bench password'
-/** How package.json `serve` starts the server (`NAME=value … node FLAGS dist/server.js`): the bench starts it so. */
-function serveCommand(): { env: Record<string, string>; nodeArgs: string[] } {
-  const script: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.serve
-  const words = script.split(/\s+/).filter(Boolean)
-  const node = words.indexOf('node')
-  if (node < 0) throw new Error(`package.json serve does not run node: ${script}`)
-  const env = Object.fromEntries(words.slice(0, node).map((word) => word.split('=', 2) as [string, string]))
-  return { env, nodeArgs: words.slice(node + 1, -1) }
-}
-const serve = serveCommand()
+// The server starts as package.json `serve` starts it (`NAME=value … node FLAGS dist/server.js`).
+const serve = serveSettings(root)
 // BENCH_NODE_ARGS compares other node flags; a malloc variable set in the environment wins over serve's.
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? serve.nodeArgs
 
