@@ -47,7 +47,6 @@ const STOP_WAIT_MS = 3000
 
 export function createDispatcher(options: DispatcherOptions) {
   const repo = createAlertsRepository(options.db)
-  const audit = createAuditRepository(options.db)
   const { policy } = options
   const claimSeconds = Math.ceil((policy.timeoutMs + policy.connectTimeoutMs) / 1000) + 30
   const running = new Set<Promise<void>>()
@@ -68,20 +67,23 @@ export function createDispatcher(options: DispatcherOptions) {
     else result = await postWebhook(url, webhookBody(target.format, d.notification), policy)
     const again = target !== null && url !== null && retryable(result) && attempt < policy.attempts
     const retryInMs = again ? backoffMs(policy, attempt) : 0
-    await repo.recordAttempt(d.id, {
-      state: result.ok ? 'delivered' : again ? 'pending' : 'failed',
-      status: result.status,
-      error: result.error,
-      retryInMs,
-    })
-    await audit.record({
-      username: null,
-      kind: 'alert',
-      name: 'webhook',
-      ok: result.ok,
-      outcome:
-        `delivery ${d.id} (${d.event}) to target ${d.target_id}${target ? ` (${target.format})` : ''}: ` +
-        `attempt ${attempt}/${policy.attempts}, ${attemptText(result)}${again ? `, retry in ${retryInMs} ms` : ''}`,
+    // The attempt and its audit row commit together: no reader sees one without the other.
+    await options.db.transaction(async (tx) => {
+      await createAlertsRepository(tx).recordAttempt(d.id, {
+        state: result.ok ? 'delivered' : again ? 'pending' : 'failed',
+        status: result.status,
+        error: result.error,
+        retryInMs,
+      })
+      await createAuditRepository(tx).record({
+        username: null,
+        kind: 'alert',
+        name: 'webhook',
+        ok: result.ok,
+        outcome:
+          `delivery ${d.id} (${d.event}) to target ${d.target_id}${target ? ` (${target.format})` : ''}: ` +
+          `attempt ${attempt}/${policy.attempts}, ${attemptText(result)}${again ? `, retry in ${retryInMs} ms` : ''}`,
+      })
     })
   }
 

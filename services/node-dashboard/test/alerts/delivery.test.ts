@@ -56,6 +56,15 @@ test('a target that never answers times out; attempts are bounded and the delive
   const { app, call } = await alertsApp(t, { env: { ALERT_DELIVERY_ATTEMPTS: '2', ALERT_WEBHOOK_TIMEOUT_MS: '800' } })
   const receiver = await startWebhookReceiver(() => 'hang')
   t.teardown(() => receiver.close())
+  // An audit row written apart from its attempt lands late here: a reader must never see the one without the other.
+  const query = app.db.query
+  app.db.query = (async (sql: string, params?: unknown[]) => {
+    if (sql.startsWith('INSERT INTO audit_log')) await new Promise((resolve) => setTimeout(resolve, 500))
+    return query.call(app.db, sql, params)
+  }) as typeof query
+  t.teardown(() => {
+    app.db.query = query
+  })
   const target = await call('POST', '/api/alerts/targets', { name: 'silent', format: 'ntfy', url: `${receiver.origin}/topic` })
   await call('POST', '/api/alerts/rules', { kind: 'peers_below', threshold: 1 })
   await app.alerts.evaluate(round(new Date(), 0))
