@@ -15,14 +15,22 @@ export function matchBits(operands: Operand[], matches: Int32Array, union: Int32
     // A dense single list is its own union: no copy.
     const bits = single ?? unionOf(operand, union)
     const end = Math.min(words, bits.length)
-    if (o === 0) {
-      matches.set(bits.subarray(0, end))
+    if (o === 0) matches.set(bits.subarray(0, end))
+    else if (o < operands.length - 1) for (let w = 0; w < end; w++) matches[w] &= bits[w]
+    else {
+      // The last operand: AND and count in one pass.
+      let count = 0
+      for (let w = 0; w < end; w++) {
+        const both = matches[w] & bits[w]
+        matches[w] = both
+        if (both !== 0) count += popcount(both)
+      }
       matches.fill(0, end)
-    } else {
-      for (let w = 0; w < end; w++) matches[w] &= bits[w]
-      matches.fill(0, end)
+      return count
     }
+    matches.fill(0, end)
   }
+  // A single operand: its bits were copied.
   let count = 0
   for (let w = 0; w < words; w++) count += popcount(matches[w])
   return count

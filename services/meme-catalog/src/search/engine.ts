@@ -3,6 +3,7 @@ import { TagAliases } from './aliases.ts'
 import { PostingsBatch } from './batch.ts'
 import { matchBits } from './bitset.ts'
 import { type CompletionSource, complete } from './complete.ts'
+import { type Expansion, ExpansionCache } from './expansions.ts'
 import { ForwardIndex } from './forward.ts'
 import type { ImpactPolicy } from './impacts.ts'
 import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
@@ -86,6 +87,8 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   private batch: PostingsBatch | null = null
   private readonly fold = (text: string) => tokenize(text, this.folded)
   private aliases = new TagAliases()
+  /** Recent query words' expansions; cleared whenever a term, tag or alias comes or goes. */
+  private expansions = new ExpansionCache()
   // Reused by every query: search is synchronous, so two queries never share it at once.
   private scratch = createScratch(0, 0)
 
@@ -164,6 +167,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
       if (postings === undefined) {
         postings = this.newPostings(tag)
         this.tagLists.set(tag, postings)
+        this.expansions.clear()
         if (tag.charCodeAt(0) >= 32) this.addTagName(postings)
       }
       if (this.batching || postings.add(slot)) n = this.pushTermId(n, postings.id)
@@ -216,6 +220,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.trendingOrder.clear()
     this.folded = new Map()
     this.runs.clear()
+    this.expansions.clear()
     this.minDocLength = Number.POSITIVE_INFINITY
   }
 
@@ -280,6 +285,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
 
   setAliases(aliases: ReadonlyMap<string, string>): void {
     this.aliases = new TagAliases(aliases)
+    this.expansions.clear()
   }
 
   resolveTag(name: string): string {
@@ -362,6 +368,18 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
 
   /** The terms a query word matches: exact, prefix (last word only) and within its edit distance. */
   private expand(word: QueryWord): Operand {
+    let expansion = this.expansions.get(word)
+    if (expansion === undefined) {
+      expansion = this.expandTerms(word)
+      this.expansions.set(word, expansion)
+    }
+    // Lists grow and shrink without changing what a word matches: the estimate is counted now.
+    let estimate = 0
+    for (const postings of expansion.lists) estimate += postings.length
+    return { lists: expansion.lists, tiers: expansion.tiers, scored: true, estimate }
+  }
+
+  private expandTerms(word: QueryWord): Expansion {
     const matched = new Map<Postings, number>()
     const consider = (postings: Postings, tier: number) => {
       if (postings.length > 0 && (matched.get(postings) ?? -1) < tier) matched.set(postings, tier)
@@ -383,10 +401,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
         if (postings !== undefined) consider(postings, tier)
       }
     })
-    const lists = [...matched.keys()]
-    let estimate = 0
-    for (const postings of lists) estimate += postings.length
-    return { lists, tiers: [...matched.values()], scored: true, estimate }
+    return { lists: [...matched.keys()], tiers: [...matched.values()] }
   }
 
   /** TermSink: one word of the document being added (see upsert). */
@@ -424,6 +439,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
       this.terms.set(postings.term, postings)
       this.tree.set(postings.term, postings)
       this.table.insert(postings.term, postings.id)
+      this.expansions.clear()
     }
     return postings
   }
@@ -451,6 +467,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
       postings.remove(slot)
       if (postings.length > 0) continue
       // Last document with this term or tag: forget it, so expansions never meet empty lists.
+      this.expansions.clear()
       if (this.tagLists.get(postings.term) === postings) {
         this.tagLists.delete(postings.term)
         this.removeTagName(postings)

@@ -12,8 +12,8 @@ export const MATCH_TIERS = { exact: 300, prefix: 200, typo1: 100, typo2: 0 } as 
 
 /** One AND operand: a query word (its term expansions, unioned) or a tag filter (one list, no score). */
 export interface Operand {
-  lists: Postings[]
-  tiers: number[]
+  lists: readonly Postings[]
+  tiers: readonly number[]
   scored: boolean
   /** Upper bound of the operand's matches (sum of list lengths): the intersection starts from the smallest. */
   estimate: number
@@ -97,6 +97,20 @@ export function createBm25(stats: CollectionStats): Bm25 {
 function seed(operand: Operand, scratch: Scratch, bm25: Bm25): number {
   const { cand, scores, mark, best } = scratch
   const { c1, c2, docLength } = bm25
+  if (operand.lists.length === 1) {
+    // One list: its slots are distinct and ascending, no marks needed.
+    const list = operand.lists[0]
+    const { docs, tfs, length } = list
+    const factor = bm25.factor(list, operand.scored)
+    const tier = operand.tiers[0]
+    for (let k = 0; k < length; k++) {
+      const d = docs[k]
+      const tf = tfs[k]
+      cand[k] = d
+      scores[k] = tier + (factor * tf) / (tf + c1 + c2 * docLength[d])
+    }
+    return length
+  }
   const epoch = scratch.nextEpoch()
   let count = 0
   for (let e = 0; e < operand.lists.length; e++) {

@@ -256,3 +256,65 @@ test('upsertMany of an array larger than its sizing sample builds the index upse
   t.equal(many.size, one.size)
   samePages(t, one, many, generateQueries(large, 120, 5))
 })
+
+test('remembered query-word expansions follow the terms, tags and aliases that come and go between queries', async (t) => {
+  const random = createRandom(31)
+  const base = corpus.documents.slice(0, 500)
+  const targets = corpus.words.filter((word) => /^[a-z]{6,}$/.test(word)).slice(0, 12)
+  t.equal(targets.length, 12)
+  // Each target as a word, a typo, a prefix and after the commonest word: exact, typo and prefix expansions.
+  const queries = targets.flatMap((word) => [word, addTypo(word, random), word.slice(0, 4), `${corpus.words[0]} ${word}`])
+  // New tags named by words already indexed (no new term comes with them), for aliases of the first targets.
+  const newTags = targets.slice(0, 6).map((_, i) => corpus.words[1 + i])
+  const tagged: SearchDocument[] = newTags.map((tag, i) => ({
+    id: `tagged-${i}`,
+    caption: corpus.words[0],
+    tags: [tag],
+    createdAt: Date.UTC(2025, 0, 1) + i,
+  }))
+  // New near-misses of each target (a typo, a longer word it starts, two edits), under a tag already indexed.
+  const nearMisses: SearchDocument[] = targets.map((word, i) => ({
+    id: `near-miss-${i}`,
+    caption: `${addTypo(word, random)} ${word}ish ${addTypo(addTypo(word, random), random)}`,
+    tags: [corpus.tags[0]],
+    createdAt: Date.UTC(2025, 1, 1) + i,
+  }))
+  const index = createSearchIndex()
+  index.upsertMany(base)
+  const live = new Map(base.map((doc) => [doc.id, doc]))
+  let aliases = new Map<string, string>()
+  // The same queries on the remembering index and on one built now, which has answered nothing yet.
+  const compare = (label: string) => {
+    const fresh = createSearchIndex()
+    fresh.upsertMany([...live.values()])
+    fresh.setAliases(aliases)
+    samePages(t, fresh, index, queries, { label })
+    if (aliases.size === 0) for (const q of queries) check(t, index, live.values(), q, [])
+  }
+  const upsert = (docs: SearchDocument[]) => {
+    for (const doc of docs) {
+      index.upsert(doc)
+      live.set(doc.id, doc)
+    }
+  }
+  compare('before any change')
+  // Aliases of tags no meme carries yet: their words match nothing until the tags arrive.
+  aliases = new Map(targets.slice(0, 6).map((word, i) => [word, newTags[i]]))
+  index.setAliases(aliases)
+  compare('aliases of tags not carried yet')
+  upsert(tagged)
+  compare('the aliased tags arrive, no new term')
+  upsert(nearMisses)
+  compare('new terms, no new tag')
+  aliases = new Map()
+  index.setAliases(aliases)
+  compare('aliases dropped')
+  for (const doc of nearMisses.slice(0, 6)) {
+    index.remove(doc.id)
+    live.delete(doc.id)
+  }
+  compare('the last memes of some terms removed')
+  index.upsertMany(nearMisses.slice(0, 3))
+  for (const doc of nearMisses.slice(0, 3)) live.set(doc.id, doc)
+  compare('terms back through upsertMany')
+})
