@@ -1,5 +1,8 @@
 import type { ImpactOrder } from './impacts.ts'
 
+/** Bitset words per rank directory entry (8: the directory is an eighth of the bitset, a lookup adds up to 7 popcounts). */
+const RANK_SHIFT = 3
+
 /**
  * A term's postings: the document slots containing it, ascending, with the term frequency of each, in
  * parallel typed arrays (no object per posting, cheap to scan and to gallop through). A list holding a large
@@ -11,7 +14,7 @@ export class Postings {
   length = 0
   /** Bit s of word s >> 5 is set when slot s is in the list; null until attachBits. */
   bits: Int32Array | null = null
-  /** Postings before each word of bits (positions in O(1)); null when stale, rebuilt on use. */
+  /** Postings before each block of 2^RANK_SHIFT words of bits (positions in O(1)); null when stale, rebuilt on use. */
   private ranks: Int32Array | null = null
   private rankBuffer: Int32Array | null = null
   /**
@@ -109,7 +112,9 @@ export class Postings {
       const bit = 1 << (slot & 31)
       if ((word & bit) === 0) return -1
       const ranks = this.ranks ?? this.buildRanks()
-      return ranks[w] + popcount(word & (bit - 1))
+      let at = ranks[w >> RANK_SHIFT]
+      for (let i = (w >> RANK_SHIFT) << RANK_SHIFT; i < w; i++) at += popcount(bits[i])
+      return at + popcount(word & (bit - 1))
     }
     const at = lowerBound(this.docs, 0, this.length, slot)
     return at < this.length && this.docs[at] === slot ? at : -1
@@ -117,11 +122,12 @@ export class Postings {
 
   private buildRanks(): Int32Array {
     const bits = this.bits as Int32Array
-    if (this.rankBuffer === null || this.rankBuffer.length !== bits.length) this.rankBuffer = new Int32Array(bits.length)
+    const blocks = (bits.length + (1 << RANK_SHIFT) - 1) >> RANK_SHIFT
+    if (this.rankBuffer === null || this.rankBuffer.length !== blocks) this.rankBuffer = new Int32Array(blocks)
     const ranks = this.rankBuffer
     let before = 0
     for (let w = 0; w < bits.length; w++) {
-      ranks[w] = before
+      if ((w & ((1 << RANK_SHIFT) - 1)) === 0) ranks[w >> RANK_SHIFT] = before
       before += popcount(bits[w])
     }
     this.ranks = ranks
