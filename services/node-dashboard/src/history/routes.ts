@@ -49,7 +49,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
    * joined string is copied whole again (megabytes of garbage per answer, which V8 collects late) to be sent.
    */
   async function answer(window: HistoryWindow, limit: number, range: { from: number; to: number }): Promise<Buffer> {
-    const points = await metrics.bucketsJson(range, limit)
+    const parts = await metrics.bucketsJson(range, limit)
     const head = JSON.stringify({
       window,
       limit,
@@ -58,10 +58,15 @@ export const historyRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       bucket_seconds: (range.to - range.from) / limit,
       fields: HISTORY_FIELDS,
     })
-    const prefix = `${head.slice(0, -1)},"points":`
-    const body = Buffer.allocUnsafe(Buffer.byteLength(prefix) + Buffer.byteLength(points) + 1)
-    const at = body.write(prefix)
-    body.write('}', at + body.write(points, at))
+    const prefix = `${head.slice(0, -1)},"points":[`
+    const size = parts.reduce((sum, part) => sum + Buffer.byteLength(part) + 1, Buffer.byteLength(prefix) + 2)
+    const body = Buffer.allocUnsafe(size - (parts.length > 0 ? 1 : 0))
+    let at = body.write(prefix)
+    for (const [i, part] of parts.entries()) {
+      if (i > 0) at += body.write(',', at)
+      at += body.write(part, at)
+    }
+    body.write(']}', at)
     return body
   }
 
