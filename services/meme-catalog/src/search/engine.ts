@@ -52,7 +52,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   /** Catalog tags by folded name, for completions (filter keys are left out). */
   private tagTree: CompletionSource['tags'] = new SearchableMap()
   /** Text terms by their characters (indexing ASCII text without a substring per word). */
-  private table = new TermTable((id) => (this.byId[id] as Postings).term)
+  private table = new TermTable()
   /** Postings by term id (text terms and tags share the id space); holes are reusable ids. */
   private byId: (Postings | undefined)[] = []
   private freeIds: number[] = []
@@ -130,12 +130,14 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     const count = Array.isArray(docs) ? docs.length : 0
     // At least doubling: a load in batches must not copy the columns once per batch.
     if (this.slotCount + count > this.capacity) this.grow(Math.max(this.slotCount + count, this.capacity * 2))
+    this.slotOf.reserve(this.slotOf.size + count)
     let seen = 0
     const forwardBefore = this.forward.used
     try {
       for (const doc of docs) {
-        if (this.slotOf.get(doc.id) >= 0) later.push(doc)
-        else this.add(doc, this.slotCount++)
+        const hash = SlotTable.hash(doc.id)
+        if (this.slotOf.get(doc.id, hash) >= 0) later.push(doc)
+        else this.add(doc, this.slotCount++, hash)
         if (++seen === SAMPLE_DOCUMENTS && count > 2 * seen) {
           const scale = (1.05 * (count - seen)) / seen
           this.batch.reserve(Math.ceil(this.batch.recorded * scale))
@@ -144,12 +146,12 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
       }
     } finally {
       this.batching = false
-      this.batch.flush(this.byId)
+      this.batch.flush(this.byId, this.forward)
     }
     for (const doc of later) this.upsert(doc)
   }
 
-  private add(doc: D, slot: number): void {
+  private add(doc: D, slot: number, idHash = SlotTable.hash(doc.id)): void {
     if (slot >= this.capacity) this.grow(Math.max(1024, this.capacity * 2))
     this.adding = slot
     this.addedIds = 0
@@ -182,7 +184,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.docLength[slot] = length
     if (length < this.minDocLength) this.minDocLength = length
     this.totalLength += length
-    this.slotOf.set(doc.id, slot)
+    this.slotOf.set(doc.id, slot, idHash)
     this.order.added(slot)
     this.trendingOrder.added(slot)
   }
@@ -204,7 +206,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   clear(): void {
     this.terms = new Map()
     this.tree = new SearchableMap()
-    this.table = new TermTable((id) => (this.byId[id] as Postings).term)
+    this.table = new TermTable()
     this.tagLists = new Map()
     this.tagTree = new SearchableMap()
     this.byId = []
@@ -213,8 +215,8 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.freeSlots = []
     this.slotCount = 0
     this.totalLength = 0
-    this.columns.ids = []
-    this.docs = []
+    this.columns.ids = new Array(this.capacity)
+    this.docs = new Array(this.capacity)
     this.forward.clear()
     this.order.clear()
     this.trendingOrder.clear()
@@ -407,7 +409,11 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   /** TermSink: one word of the document being added (see upsert). */
   asciiWord(text: string, start: number, end: number, hash: number): void {
     const id = this.table.find(text, start, end, hash)
-    this.addTerm(id >= 0 ? (this.byId[id] as Postings) : this.textPostings(text.slice(start, end).toLowerCase()))
+    // A batch needs only the id: the list itself is not read (most words hit the table).
+    if (id >= 0 && this.batching) {
+      this.addedIds = this.pushTermId(this.addedIds, id)
+      this.addedLength++
+    } else this.addTerm(id >= 0 ? (this.byId[id] as Postings) : this.textPostings(text.slice(start, end).toLowerCase()))
   }
 
   foldedWord(term: string): void {
@@ -500,12 +506,22 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     const docLength = new Uint32Array(capacity)
     docLength.set(this.docLength)
     this.docLength = docLength
+    // Sized once like the typed columns: grown by appends, each copy of these arrays was promoted, then garbage.
+    this.columns.ids = extended(this.columns.ids, capacity)
+    this.docs = extended(this.docs, capacity)
     this.forward.grow(capacity)
     this.order.grow(capacity)
     this.trendingOrder.grow(capacity)
     this.scratch = createScratch(capacity, this.thresholdFrom)
     this.capacity = capacity
   }
+}
+
+/** A copy of values with room for capacity entries (holes read as undefined: free slots). */
+function extended<T>(values: T[], capacity: number): T[] {
+  const copy: T[] = new Array(capacity)
+  for (let i = 0; i < values.length; i++) copy[i] = values[i] as T
+  return copy
 }
 
 /** Per-slot buffers sized to capacity; candidate buffers to the most candidates the full scoring may see. */

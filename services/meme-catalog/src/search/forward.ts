@@ -63,7 +63,12 @@ export class ForwardIndex {
   get(slot: number): Int32Array {
     const n = this.count[slot]
     if (n > this.decoded.length) this.decoded = new Int32Array(n * 2)
-    const out = this.decoded
+    return this.decoded.subarray(0, this.decodeInto(slot, this.decoded))
+  }
+
+  /** Decodes the term ids of a slot, ascending, into out (long enough for them); returns how many. */
+  decodeInto(slot: number, out: Int32Array): number {
+    const n = this.count[slot]
     const arena = this.arena
     let at = this.start[slot]
     let value = 0
@@ -79,7 +84,7 @@ export class ForwardIndex {
       value += gap
       out[i] = value
     }
-    return out.subarray(0, n)
+    return n
   }
 
   delete(slot: number): void {

@@ -44,7 +44,9 @@ export class ListingOrder {
   private length = 0
   /** Some entry of slots was removed or replaced. */
   private stale = false
-  private pending: number[] = []
+  /** Slots waiting for the next merge, pending[0, pendingCount): a typed array, so a load of a million adds no heap. */
+  private pending = new Int32Array(64)
+  private pendingCount = 0
   private inPending = new Uint8Array(0)
 
   constructor(
@@ -65,18 +67,23 @@ export class ListingOrder {
   private older = (a: number, b: number): boolean => this.listing.listsAfter(this.columns, a, b)
 
   added(slot: number): void {
-    const clean = !this.stale && this.pending.length === 0
+    const clean = !this.stale && this.pendingCount === 0
     if (clean && (this.length === 0 || this.older(this.slots[this.length - 1], slot))) {
       this.slots[this.length++] = slot
     } else if (this.inPending[slot] === 0) {
       this.inPending[slot] = 1
-      this.pending.push(slot)
+      if (this.pendingCount === this.pending.length) {
+        const pending = new Int32Array(this.pendingCount * 2)
+        pending.set(this.pending)
+        this.pending = pending
+      }
+      this.pending[this.pendingCount++] = slot
     }
   }
 
   removed(slot: number): void {
     // Removing the first listed (a replaced upload, a quick deletion) needs no merge later.
-    if (!this.stale && this.pending.length === 0 && this.length > 0 && this.slots[this.length - 1] === slot) {
+    if (!this.stale && this.pendingCount === 0 && this.length > 0 && this.slots[this.length - 1] === slot) {
       this.length--
     } else {
       this.stale = true
@@ -86,8 +93,9 @@ export class ListingOrder {
   clear(): void {
     this.length = 0
     this.stale = false
-    for (const slot of this.pending) this.inPending[slot] = 0
-    this.pending = []
+    for (let i = 0; i < this.pendingCount; i++) this.inPending[this.pending[i]] = 0
+    this.pending = new Int32Array(64)
+    this.pendingCount = 0
   }
 
   /** Number of listed documents. */
@@ -121,7 +129,7 @@ export class ListingOrder {
 
   /** Merges the changes waiting for the next read now; false when the order was already up to date. */
   settle(): boolean {
-    if (!this.stale && this.pending.length === 0) return false
+    if (!this.stale && this.pendingCount === 0) return false
     const { slots, inPending } = this
     const { ids } = this.columns
     let kept = 0
@@ -129,9 +137,10 @@ export class ListingOrder {
       const slot = slots[i]
       if (ids[slot] !== undefined && inPending[slot] === 0) slots[kept++] = slot
     }
-    const added = new Int32Array(this.pending.length)
+    const added = new Int32Array(this.pendingCount)
     let count = 0
-    for (const slot of this.pending) {
+    for (let p = 0; p < this.pendingCount; p++) {
+      const slot = this.pending[p]
       inPending[slot] = 0
       if (ids[slot] !== undefined) added[count++] = slot
     }
@@ -143,7 +152,8 @@ export class ListingOrder {
     let w = kept + count - 1
     while (j >= 0) slots[w--] = i >= 0 && this.older(sorted[j], slots[i]) ? slots[i--] : sorted[j--]
     this.length = kept + count
-    this.pending = []
+    this.pending = new Int32Array(64)
+    this.pendingCount = 0
     this.stale = false
     return true
   }

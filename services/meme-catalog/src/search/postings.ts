@@ -71,26 +71,24 @@ export class Postings {
     return true
   }
 
-  /** Makes room for `extra` more postings at once (a batch build: one allocation per list and batch). */
+  /** Makes room for `extra` more postings at once (a batch build: one allocation per list and batch, see appended). */
   reserve(extra: number): void {
     this.ensureCapacity(this.length + extra)
   }
 
   /**
-   * Appends a slot above every slot of the list with its term frequency (a batch build, after reserve):
-   * no search, no duplicate check.
+   * Settles postings [length, end) written straight into docs and tfs (a batch flush, after reserve), every
+   * slot above the list's last and every tf at most maxTf.
    */
-  append(slot: number, tf: number): void {
-    const n = this.length
-    this.docs[n] = slot
-    this.tfs[n] = tf
-    this.length = n + 1
-    if (tf > this.maxTf) this.maxTf = tf
-    if (this.bits !== null) {
-      if (slot >> 5 >= this.bits.length) this.growBits((slot >> 5) + 1)
-      this.bits[slot >> 5] |= 1 << (slot & 31)
+  appended(end: number, maxTf: number): void {
+    if (maxTf > this.maxTf) this.maxTf = maxTf
+    if (this.bits !== null && end > this.length) {
+      const last = this.docs[end - 1] as number
+      if (last >> 5 >= this.bits.length) this.growBits((last >> 5) + 1)
+      for (let k = this.length; k < end; k++) this.bits[this.docs[k] >> 5] |= 1 << (this.docs[k] & 31)
       this.ranks = null
     }
+    this.length = end
   }
 
   /** Builds the bitset of the list (then maintained by add and remove); `words` 32-bit words at least. */

@@ -1,15 +1,19 @@
 /**
  * Term ids by text, looked up straight from the characters of an ASCII text: indexing a caption then makes no
  * substring and hashes no string per word (at a million captions those were most of the build time and of
- * its garbage). Open addressing on typed arrays; the strings stay with their postings (`termOf`).
+ * its garbage). Open addressing on typed arrays, each entry with its own copy of the term's characters: a hit
+ * compares them without reaching the term's string through its postings (a cache miss or two per word).
  */
 export class TermTable {
   /** id + 1 per cell; 0 is empty, -1 a deleted entry. */
   private cells = new Int32Array(1024)
   private hashes = new Int32Array(1024)
+  /** Where each cell's characters start in chars, and how many there are. */
+  private starts = new Int32Array(1024)
+  private lengths = new Int32Array(1024)
+  private chars = new Uint16Array(4096)
+  private charsEnd = 0
   private used = 0
-
-  constructor(private readonly termOf: (id: number) => string) {}
 
   /** FNV-1a of a term's characters. */
   static hash(term: string): number {
@@ -22,22 +26,34 @@ export class TermTable {
    * The id of the term equal to lowercased text[start, end) whose hash is `hash` (see scanText), or -1.
    */
   find(text: string, start: number, end: number, hash: number): number {
-    const mask = this.cells.length - 1
+    const { cells, hashes, lengths } = this
+    const mask = cells.length - 1
+    const length = end - start
     for (let i = hash & mask; ; i = (i + 1) & mask) {
-      const cell = this.cells[i]
+      const cell = cells[i]
       if (cell === 0) return -1
-      if (cell > 0 && this.hashes[i] === hash && this.matches(this.termOf(cell - 1), text, start, end)) return cell - 1
+      if (cell > 0 && hashes[i] === hash && lengths[i] === length && this.matches(this.starts[i], text, start, length)) {
+        return cell - 1
+      }
     }
   }
 
   insert(term: string, id: number): void {
     if ((this.used + 1) * 2 > this.cells.length) this.rehash()
+    if (this.charsEnd + term.length > this.chars.length) {
+      const chars = new Uint16Array(Math.max(this.chars.length * 2, this.charsEnd + term.length))
+      chars.set(this.chars.subarray(0, this.charsEnd))
+      this.chars = chars
+    }
     const hash = TermTable.hash(term)
     const mask = this.cells.length - 1
     let i = hash & mask
     while (this.cells[i] !== 0) i = (i + 1) & mask
     this.cells[i] = id + 1
     this.hashes[i] = hash
+    this.starts[i] = this.charsEnd
+    this.lengths[i] = term.length
+    for (let k = 0; k < term.length; k++) this.chars[this.charsEnd++] = term.charCodeAt(k)
     this.used++
   }
 
@@ -53,25 +69,33 @@ export class TermTable {
     }
   }
 
-  private matches(term: string, text: string, start: number, end: number): boolean {
-    if (term.length !== end - start) return false
-    for (let i = 0; i < term.length; i++) {
+  private matches(from: number, text: string, start: number, length: number): boolean {
+    const chars = this.chars
+    for (let i = 0; i < length; i++) {
       let c = text.charCodeAt(start + i)
       if (c >= 65 && c <= 90) c += 32
-      if (term.charCodeAt(i) !== c) return false
+      if (chars[from + i] !== c) return false
     }
     return true
   }
 
-  /** Doubles when live entries fill a quarter (deleted markers are dropped). */
+  /** Doubles when live entries fill a quarter (deleted markers and their characters are dropped). */
   private rehash(): void {
-    const old = this.cells
-    const oldHashes = this.hashes
+    const { cells: old, hashes: oldHashes, starts: oldStarts, lengths: oldLengths, chars: oldChars } = this
     let live = 0
-    for (let i = 0; i < old.length; i++) if (old[i] > 0) live++
+    let liveChars = 0
+    for (let i = 0; i < old.length; i++) {
+      if (old[i] <= 0) continue
+      live++
+      liveChars += oldLengths[i]
+    }
     const size = live * 4 > old.length ? old.length * 2 : old.length
     this.cells = new Int32Array(size)
     this.hashes = new Int32Array(size)
+    this.starts = new Int32Array(size)
+    this.lengths = new Int32Array(size)
+    this.chars = new Uint16Array(Math.max(4096, liveChars * 2))
+    let end = 0
     const mask = size - 1
     for (let i = 0; i < old.length; i++) {
       if (old[i] <= 0) continue
@@ -79,7 +103,12 @@ export class TermTable {
       while (this.cells[j] !== 0) j = (j + 1) & mask
       this.cells[j] = old[i]
       this.hashes[j] = oldHashes[i]
+      this.starts[j] = end
+      this.lengths[j] = oldLengths[i]
+      this.chars.set(oldChars.subarray(oldStarts[i], oldStarts[i] + oldLengths[i]), end)
+      end += oldLengths[i]
     }
+    this.charsEnd = end
     this.used = live
   }
 }
@@ -90,7 +119,7 @@ export class TermTable {
  * Bounded; the owner clears it when a value it holds may have gone stale.
  */
 export class FoldedRuns<T> {
-  private table = new TermTable((id) => this.keys[id] as string)
+  private table = new TermTable()
   private keys: string[] = []
   private values: T[][] = []
 
@@ -113,7 +142,7 @@ export class FoldedRuns<T> {
 
   clear(): void {
     if (this.keys.length === 0) return
-    this.table = new TermTable((id) => this.keys[id] as string)
+    this.table = new TermTable()
     this.keys = []
     this.values = []
   }

@@ -246,6 +246,23 @@ test('upsertMany builds the index upsert builds, with repeated and already index
   for (const q of sampleQueries().slice(0, 60)) check(t, index, live.values(), q, [])
 })
 
+test('upsertMany into an index already queried builds what upsert builds (its lists carry bitsets)', async (t) => {
+  const docs = corpus.documents
+  const queries = sampleQueries()
+  for (const options of [{ thresholdFrom: 0 }, IMPACTS_CUT]) {
+    const one = createSearchIndex(options)
+    const many = createSearchIndex(options)
+    for (const doc of docs.slice(0, 800)) one.upsert(doc)
+    many.upsertMany(docs.slice(0, 800))
+    samePages(t, one, many, queries, { label: `first batch (${nameOf(options)})` })
+    // Those queries gave the common words' lists bitsets: the next batch appends to them, past their end.
+    for (const doc of docs.slice(800)) one.upsert(doc)
+    many.upsertMany(docs.slice(800))
+    samePages(t, one, many, queries, { label: `second batch (${nameOf(options)})` })
+    for (const q of queries.slice(0, 40)) check(t, many, docs, q, [])
+  }
+})
+
 test('upsertMany of an array larger than its sizing sample builds the index upsert builds', async (t) => {
   const large = generateCorpus({ documents: 12_000, vocabulary: 800, accented: 40, tags: 30, seed: 4 })
   const one = createSearchIndex()
