@@ -154,6 +154,9 @@ export function streamCorpus(options: CorpusOptions): { words: string[]; tags: s
         if (w === 0 || random() < 0.05) word = word[0].toUpperCase() + word.slice(1)
         caption.push(random() < 0.08 ? `${word},` : word)
       }
+      // The full stop joins the last word, so the join is the caption: one flat string, as the database hands
+      // captions over (a caption concatenated after the join is a rope that the index's first read must copy).
+      caption[length - 1] += '.'
       const docTags = new Set<string>()
       const tagCount = 1 + Math.floor(random() * 5)
       while (docTags.size < tagCount) docTags.add(tags[pickTag()])
@@ -161,7 +164,7 @@ export function streamCorpus(options: CorpusOptions): { words: string[]; tags: s
         id: createHash('sha256')
           .update(`meme-${options.seed ?? 42}-${i}`)
           .digest('hex'),
-        caption: `${caption.join(' ')}.`,
+        caption: caption.join(' '),
         tags: [...docTags],
         // Whole seconds with random gaps, so some memes share a createdAt and the id breaks the tie.
         createdAt: start + (i + Math.floor(random() * 3)) * 1000,
