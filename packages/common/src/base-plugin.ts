@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { BaseConfig } from './config.ts'
 import { type DatabasePluginOptions, databasePlugin } from './database-plugin.ts'
-import type { Database } from './db/index.ts'
+import type { Database, PgliteSettings } from './db/index.ts'
 import { createErrorHandler, createNotFoundHandler, guardJsonBodies } from './errors.ts'
 import { noStoreHeader } from './openapi.ts'
 import { rateLimitPlugin } from './rate-limit.ts'
@@ -62,6 +62,8 @@ export interface ServiceDefinition<C> {
   /** The service's folder: its migrations are in `migrations/`. */
   root: string
   databaseUnavailable: UnavailableDocOptions
+  /** The embedded database's settings where the service differs from the shared ones (`PGLITE_SETTINGS`). */
+  pglite?: PgliteSettings
   /** Registers the service's own plugins and routes, after the base plugin. */
   plugins: (fastify: FastifyInstance, config: C) => Promise<void>
 }
@@ -85,6 +87,7 @@ export function buildServiceApp<C extends BaseConfig>(config: C, service: Servic
           url: config.DATABASE_URL,
           dataDir: path.join(config.DATA_DIR, 'pgdata'),
           migrationsDir: path.join(service.root, 'migrations'),
+          pglite: service.pglite,
           db: deps.db,
         },
         redisUrl: config.REDIS_URL,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { type Database, migrate, openDatabase } from './db/index.ts'
+import { type Database, migrate, openDatabase, type PgliteSettings } from './db/index.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,6 +12,8 @@ export interface DatabasePluginOptions {
   url?: string
   dataDir: string
   migrationsDir: string
+  /** The embedded database's settings where the service differs from the shared ones. */
+  pglite?: PgliteSettings
   /** An already open database (tests sharing one between two app instances); not closed by the app. */
   db?: Database
 }
@@ -19,7 +21,8 @@ export interface DatabasePluginOptions {
 /** Opens the service's database, applies its migrations and decorates `fastify.db`. */
 export const databasePlugin = fp(
   async function databasePlugin(fastify: FastifyInstance, options: DatabasePluginOptions) {
-    const db = options.db ?? (await openDatabase({ url: options.url, dataDir: options.dataDir, log: fastify.log }))
+    const { url, dataDir, pglite } = options
+    const db = options.db ?? (await openDatabase({ url, dataDir, log: fastify.log, pglite }))
     if (!options.db) fastify.addHook('onClose', () => db.close())
     fastify.decorate('db', db)
     await migrate(db, options.migrationsDir, fastify.log)

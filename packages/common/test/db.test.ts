@@ -134,3 +134,26 @@ test('copyFrom bulk-loads rows in COPY text format, in and out of a transaction'
     'the database still copies after a failure',
   )
 })
+
+test("a service's own embedded settings apply when its database opens; a server's are left alone", async (t) => {
+  const target = await createTestDatabase()
+  t.teardown(() => target.cleanup())
+  const dataDir = `${target.dataDir}/own`
+  const bufferPool = async (pglite?: { shared_buffers: string }) => {
+    const db = await openDatabase({ url: target.url, dataDir, pglite })
+    const { rows } = await db.query<{ pool: string; sorts: string }>(
+      "SELECT current_setting('shared_buffers') AS pool, current_setting('work_mem') AS sorts",
+    )
+    await db.close()
+    return rows[0]
+  }
+  const shared = await bufferPool()
+  const own = await bufferPool({ shared_buffers: '8MB' })
+  if (target.url) {
+    t.same(own, shared, 'a PostgreSQL server keeps its own configuration')
+    return
+  }
+  t.same(shared, { pool: PGLITE_SETTINGS.shared_buffers, sorts: PGLITE_SETTINGS.work_mem })
+  t.same(own, { pool: '8MB', sorts: PGLITE_SETTINGS.work_mem }, 'the given setting wins, the others stay shared')
+  t.same(await bufferPool(), shared, 'nothing is written to the folder: the next open without it is back to shared')
+})

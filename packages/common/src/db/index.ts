@@ -1,11 +1,11 @@
 import path from 'node:path'
 import { openPgDatabase } from './pg.ts'
-import { openPgliteDatabase } from './pglite.ts'
+import { openPgliteDatabase, type PgliteSettings } from './pglite.ts'
 import type { Database } from './types.ts'
 
 export { CopyTextReader } from './copy-reader.ts'
 export { migrate } from './migrate.ts'
-export { buildPgliteTemplate } from './pglite.ts'
+export { buildPgliteTemplate, type PgliteSettings } from './pglite.ts'
 export * from './types.ts'
 
 export interface OpenDatabaseOptions {
@@ -14,9 +14,11 @@ export interface OpenDatabaseOptions {
   /** Folder of the embedded database (or `memory://`). */
   dataDir: string
   log?: { warn: (obj: unknown, msg?: string) => void }
+  /** The embedded database's memory settings where the service differs from the shared ones. */
+  pglite?: PgliteSettings
 }
 
-export async function openDatabase({ url, dataDir, log }: OpenDatabaseOptions): Promise<Database> {
+export async function openDatabase({ url, dataDir, log, pglite }: OpenDatabaseOptions): Promise<Database> {
   if (url) return openPgDatabase(url, log)
-  return openPgliteDatabase(dataDir.startsWith('memory://') ? dataDir : path.resolve(dataDir))
+  return openPgliteDatabase(dataDir.startsWith('memory://') ? dataDir : path.resolve(dataDir), pglite)
 }

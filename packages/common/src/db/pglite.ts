@@ -33,7 +33,11 @@ export const PGLITE_SETTINGS = {
   work_mem: '4MB',
 } as const
 
-const settingParams = Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])
+/** A service's own values for some of PGLITE_SETTINGS, applied when its database opens. */
+export type PgliteSettings = Partial<Record<keyof typeof PGLITE_SETTINGS, string>>
+
+const paramsOf = (settings: PgliteSettings) => Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])
+const settingParams = paramsOf(PGLITE_SETTINGS)
 const startParams = [...PGlite.defaultStartParams, ...settingParams]
 
 function queryable(db: PGliteLike): Queryable {
@@ -104,13 +108,19 @@ export async function createPgliteFolder(dataDir: string, cacheDir?: string): Pr
   }
 }
 
-/** Embedded PostgreSQL (WASM) persisted under `dataDir`, or in memory for `memory://`. */
-export async function openPgliteDatabase(dataDir: string): Promise<Database> {
+/**
+ * Embedded PostgreSQL (WASM) persisted under `dataDir`, or in memory for `memory://`. `settings` apply at start
+ * only: folders are still made from the one template (and its initdb settings).
+ */
+export async function openPgliteDatabase(dataDir: string, settings: PgliteSettings = {}): Promise<Database> {
   if (!dataDir.startsWith('memory://')) {
     await mkdir(dataDir, { recursive: true })
     if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await createPgliteFolder(dataDir)
   }
-  const db = await PGlite.create(dataDir, { startParams, parsers: { [types.INT8]: (value: string) => Number(value) } })
+  const db = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, ...paramsOf({ ...PGLITE_SETTINGS, ...settings })],
+    parsers: { [types.INT8]: (value: string) => Number(value) },
+  })
   return {
     driver: 'pglite',
     ...queryable(db),
