@@ -1,4 +1,5 @@
 import type { ForwardIndex } from './forward.ts'
+import { grown } from './grown.ts'
 import type { Postings } from './postings.ts'
 
 /**
@@ -108,11 +109,6 @@ export class PostingsBatch {
     if (this.tfs.length > 1 << 20) this.tfs = new Uint16Array(16_384)
     if (this.slots.length > 1 << 16) this.slots = new Int32Array(1024)
   }
-}
-
-function grown<T extends Int32Array | Uint16Array>(from: T, to: T): T {
-  to.set(from)
-  return to
 }
 
 /** Sorts values[0, n) ascending: insertion sort for a caption's few dozen ids, the typed-array sort beyond. */

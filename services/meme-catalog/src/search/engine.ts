@@ -5,6 +5,7 @@ import { matchBits } from './bitset.ts'
 import { type CompletionSource, complete } from './complete.ts'
 import { type Expansion, ExpansionCache } from './expansions.ts'
 import { ForwardIndex } from './forward.ts'
+import { grown } from './grown.ts'
 import type { ImpactPolicy } from './impacts.ts'
 import { type CollectionStats, createBm25, intersect, MATCH_TIERS, type Operand, type Scratch } from './intersect.ts'
 import { detach, foldText, parseQuery, type QueryWord, tokenize } from './normalize.ts'
@@ -458,11 +459,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   }
 
   private pushTermId(n: number, id: number): number {
-    if (n === this.termIds.length) {
-      const grown = new Int32Array(n * 2)
-      grown.set(this.termIds)
-      this.termIds = grown
-    }
+    if (n === this.termIds.length) this.termIds = grown(this.termIds, new Int32Array(n * 2))
     this.termIds[n] = id
     return n + 1
   }

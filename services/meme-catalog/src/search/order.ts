@@ -1,3 +1,4 @@
+import { grown } from './grown.ts'
 import { type SortKeys, sortSlots } from './sort-slots.ts'
 
 /** Per-slot columns shared by the index, its listing order and the ranking (replaced together on growth). */
@@ -72,11 +73,7 @@ export class ListingOrder {
       this.slots[this.length++] = slot
     } else if (this.inPending[slot] === 0) {
       this.inPending[slot] = 1
-      if (this.pendingCount === this.pending.length) {
-        const pending = new Int32Array(this.pendingCount * 2)
-        pending.set(this.pending)
-        this.pending = pending
-      }
+      if (this.pendingCount === this.pending.length) this.pending = grown(this.pending, new Int32Array(this.pendingCount * 2))
       this.pending[this.pendingCount++] = slot
     }
   }

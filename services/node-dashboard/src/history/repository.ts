@@ -135,8 +135,9 @@ export function createMetricsRepository(db: Queryable) {
    */
   async function rollupJson({ from, to }: HistoryRange, buckets: number, width: number, level: number) {
     // Parts of the points and, in the same order (one aggregation pass per part), the rows' mean times, each
-    // part aggregated alone so PostgreSQL holds one part at a time: 12500 rows cost a few messages, not 12500. Rows within a part come in scan order:
-    // sorting them costs PostgreSQL more than sorting 12500 numbers here when the scan is out of order.
+    // part aggregated alone so PostgreSQL holds one part at a time: 12500 rows cost a few messages, not 12500.
+    // Rows within a part come in scan order: sorting them costs PostgreSQL more than sorting 12500 numbers here
+    // when the scan is out of order.
     const { rows } = await db.query<{ part: number; points: string; times: string }>(
       `SELECT s.part::int AS part, p.points, p.times
        FROM generate_series(floor($2::float8 / $1::int)::bigint, floor($3::float8 / $1::int)::bigint, $4::bigint)
