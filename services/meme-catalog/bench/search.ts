@@ -70,10 +70,12 @@ interface Latency {
   cpuP99: number
 }
 
-function measure(queries: string[], run: (q: string) => unknown): Latency {
+/** Times each run(q); before(q), if given, runs first and is not timed. */
+function measure(queries: string[], run: (q: string) => unknown, before?: () => void): Latency {
   const times: number[] = []
   const cpuTimes: number[] = []
   for (const q of queries) {
+    before?.()
     const cpu = process.cpuUsage()
     const start = performance.now()
     run(q)
@@ -148,8 +150,16 @@ engine.upsertMany(corpus.documents)
 const engineBuild = performance.now() - started
 const engineBuildCpu = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(buildCpu))
 const engineHeap = memory() - before
+// After a warm-up pass (compiled code, and what the lists keep once read: impact copies, bitsets), each query is
+// timed as if seen for the first time: its words' expansions forgotten before it (an alias change makes the index
+// forget them all), as a query from a new visitor or any query after the vocabulary changed. Then, after a pass
+// that remembers every word's expansion again, the same queries with their expansions remembered.
+const noAliases = new Map<string, string>()
+const forget = () => engine?.setAliases(noAliases)
 measure(queries, (q) => engine?.search({ q, offset: 0, limit: 12 }))
-const engineLatency = measure(queries, (q) => engine?.search({ q, offset: 0, limit: 12 }))
+const engineLatency = measure(queries, (q) => engine?.search({ q, offset: 0, limit: 12 }), forget)
+measure(queries, (q) => engine?.search({ q, offset: 0, limit: 12 }))
+const rememberedLatency = measure(queries, (q) => engine?.search({ q, offset: 0, limit: 12 }))
 const tagQueries = queries.map((q, i) => ({ q: i % 2 ? q : undefined, tags: [corpus.tags[i % 20]] }))
 const tagLatency = measure(
   tagQueries.map((_, i) => String(i)),
@@ -191,7 +201,8 @@ if (engineOnly) {
     '',
     '| index | build | heap | p50 | p90 | p99 | max | p99 of CPU time |',
     '|---|---|---|---|---|---|---|---|',
-    `| engine, q | ${ms(engineBuild)} | ${mb(engineHeap)} | ${lat(engineLatency)} |`,
+    `| engine, q (words seen for the first time) | ${ms(engineBuild)} | ${mb(engineHeap)} | ${lat(engineLatency)} |`,
+    `| engine, q again (expansions remembered) | | | ${lat(rememberedLatency)} |`,
     `| engine, tag (half with q) | | | ${lat(tagLatency)} |`,
     `| engine, list without q (pages 1-200) | | | ${lat(listLatency)} |`,
     `| engine, the 20 commonest words (word, 3-letter prefix, with the 2nd commonest) | | | ${lat(commonLatency)} |`,
@@ -203,8 +214,9 @@ if (engineOnly) {
     '|---|---|---|',
     `| build < 5 s | ${ms(engineBuild)} (CPU ${ms(engineBuildCpu)}) | ${verdict(engineBuild < 5000)} |`,
     `| heap < 300 MB | ${mb(engineHeap)} | ${verdict(engineHeap < 300e6)} |`,
-    `| search p50 < 0.3 ms | ${ms(engineLatency.p50)} (CPU ${ms(engineLatency.cpuP50)}) | ${verdict(engineLatency.p50 < 0.3)} |`,
-    `| search p99 < 5 ms | ${ms(engineLatency.p99)} (CPU ${ms(engineLatency.cpuP99)}) | ${verdict(engineLatency.p99 < 5)} |`,
+    `| search p50 < 0.3 ms, words seen for the first time | ${ms(engineLatency.p50)} (CPU ${ms(engineLatency.cpuP50)}) | ${verdict(engineLatency.p50 < 0.3)} |`,
+    `| search p50 again, expansions remembered (informative) | ${ms(rememberedLatency.p50)} (CPU ${ms(rememberedLatency.cpuP50)}) | |`,
+    `| search p99 < 5 ms, expansions remembered (as before) | ${ms(rememberedLatency.p99)} (CPU ${ms(rememberedLatency.cpuP99)}) | ${verdict(rememberedLatency.p99 < 5)} |`,
     `| autocomplete p99 < 1 ms | ${ms(completeLatency.p99)} (CPU ${ms(completeLatency.cpuP99)}) | ${verdict(completeLatency.cpuP99 < 1)} |`,
   ]
   const text = `${lines.join('\n')}\n`
@@ -272,7 +284,8 @@ const lines = [
   '',
   '| index | build | heap | p50 | p90 | p99 | max | p99 of CPU time |',
   '|---|---|---|---|---|---|---|---|',
-  `| engine, q | ${ms(engineBuild)} | ${mb(engineHeap)} | ${lat(engineLatency)} |`,
+  `| engine, q (words seen for the first time) | ${ms(engineBuild)} | ${mb(engineHeap)} | ${lat(engineLatency)} |`,
+  `| engine, q again (expansions remembered) | | | ${lat(rememberedLatency)} |`,
   `| engine, tag (half with q) | | | ${lat(tagLatency)} |`,
   `| engine, list without q (pages 1-200) | | | ${lat(listLatency)} |`,
   `| engine, autocomplete (${typing.length} words as typed, 1 letter on) | | | ${lat(completeLatency)} |`,
@@ -292,7 +305,7 @@ const lines = [
   '|---|---|---|',
   `| build < 2 s | ${ms(engineBuild)} (CPU ${ms(engineBuildCpu)}) | ${verdict(engineBuild < 2000)} |`,
   `| heap < 150 MB | ${mb(engineHeap)} | ${verdict(engineHeap < 150e6)} |`,
-  `| search p99 < 10 ms | ${ms(engineLatency.p99)} (CPU ${ms(engineLatency.cpuP99)}) | ${verdict(engineLatency.p99 < 10)} |`,
+  `| search p99 < 10 ms, expansions remembered | ${ms(rememberedLatency.p99)} (CPU ${ms(rememberedLatency.cpuP99)}) | ${verdict(rememberedLatency.p99 < 10)} |`,
   `| autocomplete p99 < 1 ms | ${ms(completeLatency.p99)} (CPU ${ms(completeLatency.cpuP99)}) | ${verdict(completeLatency.cpuP99 < 1)} |`,
   `| search throughput >= 10x tuned minisearch | ${searchRatio.toFixed(1)}x | ${verdict(searchRatio >= 10)} |`,
   `| list throughput >= 0.5x precomputed page | ${listRatio.toFixed(2)}x | ${verdict(listRatio >= 0.5)} |`,
