@@ -25,6 +25,7 @@ import {
   type SearchResult,
   type Suggestion,
 } from './types.ts'
+import { MAX_TYPO_ENTRIES, TYPO_DISTANCE, TypoIndex } from './typos.ts'
 
 /** Documents of a known-size batch whose terms estimate the room the rest will need. */
 const SAMPLE_DOCUMENTS = 4096
@@ -79,6 +80,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   private readonly thresholdFrom: number
   private readonly impacts: ImpactPolicy
   private readonly filtersOf: SearchIndexOptions<D>['filtersOf']
+  private readonly typoEntries: number
   // The document being added: its slot, term ids so far (in termIds) and length.
   private adding = 0
   private addedIds = 0
@@ -90,6 +92,12 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   private aliases = new TagAliases()
   /** Recent query words' expansions; cleared whenever a term, tag or alias comes or goes. */
   private expansions = new ExpansionCache()
+  /**
+   * Text terms by deletion neighbourhood, for typo expansions: made on the first one (a load does not pay it) and
+   * kept up to date with the terms; null before that, and for good (until clear) if the vocabulary outgrows it.
+   */
+  private typos: TypoIndex | null = null
+  private typosTooLarge = false
   // Reused by every query: search is synchronous, so two queries never share it at once.
   private scratch = createScratch(0, 0)
 
@@ -97,6 +105,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.thresholdFrom = options.thresholdFrom ?? DEFAULT_THRESHOLD_FROM
     this.impacts = { from: options.impactFrom ?? DEFAULT_IMPACT_FROM, stored: options.impactKept ?? DEFAULT_IMPACT_KEPT }
     this.filtersOf = options.filtersOf
+    this.typoEntries = options.typoEntries ?? MAX_TYPO_ENTRIES
   }
 
   get size(): number {
@@ -224,6 +233,8 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.folded = new Map()
     this.runs.clear()
     this.expansions.clear()
+    this.typos = null
+    this.typosTooLarge = false
     this.minDocLength = Number.POSITIVE_INFINITY
   }
 
@@ -392,7 +403,12 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     if (word.prefix) {
       for (const postings of this.tree.atPrefix(word.term).values()) consider(postings, MATCH_TIERS.prefix)
     }
-    if (word.maxDistance > 0) {
+    const typos = word.maxDistance > 0 && word.maxDistance <= TYPO_DISTANCE ? this.typoIndex() : null
+    if (typos !== null) {
+      typos.match(word.term, word.maxDistance, this.termOf, (id, distance) =>
+        consider(this.byId[id] as Postings, distance === 1 ? MATCH_TIERS.typo1 : MATCH_TIERS.typo2),
+      )
+    } else if (word.maxDistance > 0) {
       for (const [postings, distance] of this.tree.fuzzyGet(word.term, word.maxDistance).values()) {
         if (distance > 0) consider(postings, distance === 1 ? MATCH_TIERS.typo1 : MATCH_TIERS.typo2)
       }
@@ -405,6 +421,22 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
       }
     })
     return { lists: [...matched.keys()], tiers: [...matched.values()] }
+  }
+
+  private readonly termOf = (id: number) => (this.byId[id] as Postings).term
+
+  /** The typo index of every text term, made now if it is not yet; null if the vocabulary is too large for it. */
+  private typoIndex(): TypoIndex | null {
+    if (this.typos !== null || this.typosTooLarge) return this.typos
+    const typos = new TypoIndex(this.typoEntries)
+    for (const postings of this.terms.values()) {
+      if (!typos.add(postings.term, postings.id)) {
+        this.typosTooLarge = true
+        return null
+      }
+    }
+    this.typos = typos
+    return typos
   }
 
   /** TermSink: one word of the document being added (see upsert). */
@@ -446,6 +478,10 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
       this.terms.set(postings.term, postings)
       this.tree.set(postings.term, postings)
       this.table.insert(postings.term, postings.id)
+      if (this.typos !== null && !this.typos.add(postings.term, postings.id)) {
+        this.typos = null
+        this.typosTooLarge = true
+      }
       this.expansions.clear()
     }
     return postings
@@ -479,6 +515,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
         this.runs.clear()
         this.tree.delete(postings.term)
         this.table.delete(postings.term, postings.id)
+        this.typos?.delete(postings.term, postings.id)
       }
       this.byId[id] = undefined
       this.freeIds.push(id)

@@ -11,9 +11,9 @@ export interface Expansion {
 }
 
 /**
- * Expansions of recent query words. A typo expansion walks the term tree (0.1–0.2 ms for a 9+ letter word at a
- * million memes, a third of a median query) and the same words come back. An expansion holds as long as no
- * term, tag or alias is added or dropped, so the index forgets them all on any such change (`clear`).
+ * Expansions of recent query words: the same words come back, and an expansion's prefix walk and list gathering
+ * are then skipped (its typo lookup is cheap since ./typos.ts: a few microseconds). An expansion holds as long as
+ * no term, tag or alias is added or dropped, so the index forgets them all on any such change (`clear`).
  */
 export class ExpansionCache {
   private readonly byWord = new Map<string, Expansion>()

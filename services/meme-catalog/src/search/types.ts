@@ -45,6 +45,11 @@ export interface SearchIndexOptions<D extends SearchDocument = SearchDocument> {
    */
   impactFrom?: number
   impactKept?: number
+  /**
+   * Entries the typo index (./typos.ts) may hold (default about a million: 20 MB at most); a vocabulary needing more
+   * is expanded by walking the term tree instead. Results are the same either way; tests lower it.
+   */
+  typoEntries?: number
 }
 
 /**

@@ -2,32 +2,10 @@ import { type Test, test } from 'tap'
 import { addTypo, createRandom, generateCorpus, generateQueries } from '../../bench/corpus.ts'
 import { createSearchIndex } from '../../src/search/engine.ts'
 import type { MemeSearchIndex, SearchDocument } from '../../src/search/types.ts'
-import { type Ranked, referenceSearch } from './engine-reference.ts'
+import { check, type Ranked, referenceSearch } from './engine-reference.ts'
 
 // A small vocabulary makes typo and prefix expansions collide with real terms often.
 const corpus = generateCorpus({ documents: 1500, vocabulary: 400, accented: 60, tags: 25, seed: 11 })
-
-/** Asserts the engine returns exactly the reference's matches, ranked consistently with the reference's scores. */
-function check(t: Test, index: MemeSearchIndex, docs: Iterable<SearchDocument>, q: string | undefined, tags: string[]) {
-  const expected = referenceSearch(docs, q, tags)
-  const result = index.search({ q, tags, offset: 0, limit: expected.length + 5 })
-  const label = JSON.stringify({ q, tags })
-  if (result.total !== expected.length) return t.equal(result.total, expected.length, `total ${label}`)
-  if (result.ids.length !== expected.length) return t.equal(result.ids.length, expected.length, `ids ${label}`)
-  const byId = new Map<string, Ranked>(expected.map((r) => [r.id, r]))
-  for (let i = 0; i < result.ids.length; i++) {
-    const a = byId.get(result.ids[i])
-    if (!a) return t.fail(`${result.ids[i]} is not a match of ${label}`)
-    if (i === 0) continue
-    const b = byId.get(result.ids[i - 1]) as Ranked
-    // The engine sums word scores rarest word first; allow for float rounding between the two sums.
-    const close = Math.abs(a.score - b.score) <= 1e-9 * Math.max(1, a.score)
-    const ordered =
-      a.score === b.score ? b.createdAt > a.createdAt || (b.createdAt === a.createdAt && b.id > a.id) : close || b.score > a.score
-    if (!ordered) return t.fail(`rank ${i} out of order for ${label}`, { before: b, after: a })
-  }
-  t.pass(label)
-}
 
 /** Asserts a page of the engine holds the reference's scores at those ranks (a pruned better match would not). */
 function checkPage(t: Test, index: MemeSearchIndex, docs: Iterable<SearchDocument>, q: string, tags: string[], offset: number) {

@@ -2,7 +2,8 @@
  * A deliberately naive reference for the engine tests: it checks every term of every document against every
  * query word, with its own folding and Levenshtein, and sorts everything. Slow, but obviously right.
  */
-import type { SearchDocument } from '../../src/search/types.ts'
+import type { Test } from 'tap'
+import type { MemeSearchIndex, SearchDocument } from '../../src/search/types.ts'
 
 const fold = (text: string) => text.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '')
 export const terms = (text: string) =>
@@ -109,4 +110,26 @@ export function referenceSearch(docs: Iterable<SearchDocument>, q: string | unde
     ranked.push({ id: doc.id, score, createdAt: doc.createdAt })
   })
   return ranked.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+}
+
+/** Asserts the engine returns exactly the reference's matches, ranked consistently with the reference's scores. */
+export function check(t: Test, index: MemeSearchIndex, docs: Iterable<SearchDocument>, q: string | undefined, tags: string[]) {
+  const expected = referenceSearch(docs, q, tags)
+  const result = index.search({ q, tags, offset: 0, limit: expected.length + 5 })
+  const label = JSON.stringify({ q, tags })
+  if (result.total !== expected.length) return t.equal(result.total, expected.length, `total ${label}`)
+  if (result.ids.length !== expected.length) return t.equal(result.ids.length, expected.length, `ids ${label}`)
+  const byId = new Map<string, Ranked>(expected.map((r) => [r.id, r]))
+  for (let i = 0; i < result.ids.length; i++) {
+    const a = byId.get(result.ids[i])
+    if (!a) return t.fail(`${result.ids[i]} is not a match of ${label}`)
+    if (i === 0) continue
+    const b = byId.get(result.ids[i - 1]) as Ranked
+    // The engine sums word scores rarest word first; allow for float rounding between the two sums.
+    const close = Math.abs(a.score - b.score) <= 1e-9 * Math.max(1, a.score)
+    const ordered =
+      a.score === b.score ? b.createdAt > a.createdAt || (b.createdAt === a.createdAt && b.id > a.id) : close || b.score > a.score
+    if (!ordered) return t.fail(`rank ${i} out of order for ${label}`, { before: b, after: a })
+  }
+  t.pass(label)
 }
