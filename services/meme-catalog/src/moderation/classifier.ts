@@ -21,7 +21,7 @@ export interface ClassifierOptions {
   log: { info: (o: unknown, m?: string) => void; error: (o: unknown, m?: string) => void }
   /** More waiting requests than this answer 503 instead of piling up memory. */
   maxQueue?: number
-  /** The worker (model, WASM heap, about 100 MB) stops after this long without a request; 0 keeps it. */
+  /** The worker (model, WASM heap, about 80 MiB) stops after this long without a request; 0 keeps it. */
   idleMs?: number
 }
 

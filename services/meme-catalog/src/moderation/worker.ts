@@ -8,6 +8,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
 import * as tf from '@tensorflow/tfjs-core'
 import { type LayersModel, loadLayersModel } from '@tensorflow/tfjs-layers'
 import { loadModelArtifacts, NSFW_CLASSES } from './model-files.ts'
+import { prepareForInference } from './model-memory.ts'
 
 export interface ClassifyRequest {
   id: number
@@ -52,6 +53,7 @@ async function start() {
   await tf.setBackend('wasm')
   await tf.ready()
   const model = await loadLayersModel(tf.io.fromMemory(loadModelArtifacts()))
+  prepareForInference(model)
   // A first prediction allocates the backend's buffers now rather than in the first upload (nsfwjs does the same).
   tf.tidy(() => model.predict(tf.zeros([1, SIZE, SIZE, 3])) as tf.Tensor).dispose()
   port!.postMessage({
