@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { seededNoise } from '@app/testing'
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
 import * as tf from '@tensorflow/tfjs-core'
 import { type LayersModel, loadLayersModel } from '@tensorflow/tfjs-layers'
@@ -24,12 +25,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** Seeded noise, the noise blurred at three radii, three flat colours. */
 async function inputs(): Promise<Uint8Array[]> {
-  let seed = 12345
-  const noise = Buffer.alloc(SIZE * SIZE * 3)
-  for (let i = 0; i < noise.length; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff
-    noise[i] = seed >> 23
-  }
+  const noise = seededNoise(SIZE * SIZE * 3)
   const raw = { raw: { width: SIZE, height: SIZE, channels: 3 as const } }
   const out = [noise]
   for (const sigma of [1, 3, 8]) out.push(await sharp(noise, raw).blur(sigma).raw().toBuffer())

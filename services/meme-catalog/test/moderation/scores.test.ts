@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { seededNoise } from '@app/testing'
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
 import * as tf from '@tensorflow/tfjs-core'
 import { loadLayersModel } from '@tensorflow/tfjs-layers'
@@ -13,12 +14,7 @@ const silent = { info: () => {}, error: () => {} }
 
 /** A flat colour, seeded noise and the same noise blurred: flat, busy and smooth inputs. */
 async function inputs(): Promise<Uint8Array[]> {
-  let seed = 12345
-  const noise = Buffer.alloc(SIZE * SIZE * 3)
-  for (let i = 0; i < noise.length; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff
-    noise[i] = seed >> 23
-  }
+  const noise = seededNoise(SIZE * SIZE * 3)
   const raw = { raw: { width: SIZE, height: SIZE, channels: 3 as const } }
   return [
     await sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: '#d08040' } })
