@@ -67,7 +67,7 @@ export class PostingsBatch {
    * Appends every recorded posting to its list (byId: lists by term id; forward: the documents' term ids) and
    * empties the batch. Writes straight into each list's arrays, grown once to fit, then settles each list.
    */
-  flush(byId: (Postings | undefined)[], forward: ForwardIndex): void {
+  flush(byId: readonly (Postings | undefined)[], forward: ForwardIndex): void {
     const { counts, tfs, slots } = this
     const terms = counts.length
     // Per term: its list's arrays and the next position to write.

@@ -1,6 +1,6 @@
 import type SearchableMap from 'minisearch/SearchableMap'
-import { maxTypos, tokenize } from './normalize.ts'
-import type { Completion } from './types.ts'
+import { foldText, maxTypos, tokenize } from './normalize.ts'
+import type { Completion, Suggestion } from './types.ts'
 
 /** Completions one request returns at most. */
 export const MAX_COMPLETIONS = 10
@@ -11,6 +11,8 @@ export const MAX_COMPLETION_WORD = 60
  * ranking is exact; past it (a vocabulary far larger than the catalog's), the best of the first ones seen.
  */
 export const COMPLETION_SCAN = 20_000
+/** Vocabulary entries a suggestion looks at by default: bounds the work of a short prefix. */
+export const SUGGEST_SCAN = 5000
 
 /** What a completion reads from the index: the counts are the lengths of the postings it holds. */
 export interface CompletionSource {
@@ -21,6 +23,56 @@ export interface CompletionSource {
   aliases?: SearchableMap<{ name: string; tag: string }[]>
   /** Memes carrying a catalog tag (an alias finds its tag's memes). */
   tagCount?: (tag: string) => number
+}
+
+/** A catalog tag's entry in CompletionSource['tags']: its name, and the postings that count its memes. */
+type TagName = { name: string; postings: { length: number } }
+
+export function addTagName<T extends TagName>(tags: SearchableMap<T[]>, tag: T): void {
+  const key = foldText(tag.name)
+  const list = tags.get(key)
+  if (list) list.push(tag)
+  else tags.set(key, [tag])
+}
+
+export function removeTagName<T extends TagName>(tags: SearchableMap<T[]>, name: string, postings: T['postings']): void {
+  const key = foldText(name)
+  const list = (tags.get(key) ?? []).filter((tag) => tag.postings !== postings)
+  if (list.length > 0) tags.set(key, list)
+  else tags.delete(key)
+}
+
+/**
+ * Words and tags starting with `text`, with the number of memes using each (most first, ties by name); at most
+ * `limit`, from at most `scan` words and `scan` tags.
+ */
+export function suggest(
+  words: SearchableMap<{ length: number }>,
+  tags: ReadonlyMap<string, { length: number }>,
+  text: string,
+  limit: number,
+  scan: number,
+): Suggestion[] {
+  // Tags are compared as catalog names (NFC, collapsed spaces, lowercase), words as indexed (folded accents).
+  const tagPrefix = text.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()
+  if (tagPrefix === '' || limit <= 0) return []
+  const wordPrefix = foldText(tagPrefix)
+  const counts = new Map<string, number>()
+  let seen = 0
+  for (const [term, postings] of words.atPrefix(wordPrefix)) {
+    if (++seen > scan) break
+    counts.set(term, postings.length)
+  }
+  seen = 0
+  for (const [tag, postings] of tags) {
+    if (++seen > scan) break
+    // Filter keys start with a control character: never a prefix a caller can type (trim removes them).
+    if (tag.startsWith(tagPrefix)) counts.set(tag, Math.max(counts.get(tag) ?? 0, postings.length))
+  }
+  return [...counts]
+    .map(([term, count]) => ({ term, count }))
+    .sort((a, b) => b.count - a.count || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
+    .slice(0, limit)
 }
 
 const WORD_CHARACTER = /[\p{L}\p{N}\p{M}]/u
