@@ -1,8 +1,8 @@
 import { PostingsBatch } from './batch.ts'
 import { matchBits } from './bitset.ts'
 import { SUGGEST_SCAN } from './complete.ts'
+import { DocumentTerms } from './document-terms.ts'
 import { ForwardIndex } from './forward.ts'
-import { grown } from './grown.ts'
 import type { ImpactPolicy } from './impacts.ts'
 import { type CollectionStats, createBm25, intersect, type Operand } from './intersect.ts'
 import { parseQuery } from './normalize.ts'
@@ -11,7 +11,7 @@ import type { Postings } from './postings.ts'
 import { rankTopK } from './rank.ts'
 import { createScratch } from './scratch.ts'
 import { SlotTable } from './slots.ts'
-import { scanText, type TermSink } from './terms.ts'
+import { scanText } from './terms.ts'
 import { topKByThreshold } from './threshold.ts'
 import {
   type Completion,
@@ -41,7 +41,7 @@ const DEFAULT_IMPACT_KEPT = 4096
  * rarest operand before scoring, scores only the intersection, and selects the top k instead of sorting.
  * Memory is mostly typed arrays: per-slot columns, postings and a forward index of term ids per slot.
  */
-class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermSink {
+class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D> {
   private readonly vocabulary: Vocabulary
   private readonly slotOf = new SlotTable((slot) => this.columns.ids[slot])
   private freeSlots: number[] = []
@@ -55,18 +55,13 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   private forward = new ForwardIndex()
   private order = new ListingOrder(this.columns, NEWEST_FIRST)
   private trendingOrder = new ListingOrder(this.columns, TRENDING_FIRST)
-  private termIds = new Int32Array(256)
   /** Shortest document ever indexed (a lower bound: removals do not raise it), for score bounds. */
   private minDocLength = Number.POSITIVE_INFINITY
   private readonly thresholdFrom: number
   private readonly impacts: ImpactPolicy
   private readonly filtersOf: SearchIndexOptions<D>['filtersOf']
-  // The document being added: its slot, term ids so far (in termIds) and length.
-  private adding = 0
-  private addedIds = 0
-  private addedLength = 0
-  /** Set while upsertMany gathers a batch: terms go to the batch, lists grow when it is flushed. */
-  private batching = false
+  /** The term ids of the document being added. */
+  private readonly terms: DocumentTerms
   private batch: PostingsBatch | null = null
   // Reused by every query: search is synchronous, so two queries never share it at once.
   private scratch = createScratch(0, 0)
@@ -76,6 +71,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
     this.impacts = { from: options.impactFrom ?? DEFAULT_IMPACT_FROM, stored: options.impactKept ?? DEFAULT_IMPACT_KEPT }
     this.filtersOf = options.filtersOf
     this.vocabulary = new Vocabulary(options.typoEntries ?? MAX_TYPO_ENTRIES)
+    this.terms = new DocumentTerms(this.vocabulary)
   }
 
   get size(): number {
@@ -104,7 +100,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
   upsertMany(docs: Iterable<D>): void {
     const later: D[] = []
     this.batch ??= new PostingsBatch()
-    this.batching = true
+    this.terms.batching = true
     // An array says how many documents come: size the columns once, and the batch and forward index from the
     // first documents' terms (every growth of these large buffers is garbage that brings a major GC).
     const count = Array.isArray(docs) ? docs.length : 0
@@ -125,7 +121,7 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
         }
       }
     } finally {
-      this.batching = false
+      this.terms.batching = false
       this.batch.flush(this.vocabulary.byId, this.forward)
     }
     for (const doc of later) this.upsert(doc)
@@ -133,25 +129,23 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
 
   private add(doc: D, slot: number, idHash = SlotTable.hash(doc.id)): void {
     if (slot >= this.capacity) this.grow(Math.max(1024, this.capacity * 2))
-    this.adding = slot
-    this.addedIds = 0
-    this.addedLength = 0
+    const terms = this.terms
+    terms.start(slot)
     // Caption and tags are indexed as one text, piece by piece (a space between them ends every word).
     const fold = this.vocabulary.fold
-    for (let p = -1; p < doc.tags.length; p++) scanText(p < 0 ? doc.caption : (doc.tags[p] as string), this, fold)
-    let n = this.addedIds
-    const length = this.addedLength
+    for (let p = -1; p < doc.tags.length; p++) scanText(p < 0 ? doc.caption : (doc.tags[p] as string), terms, fold)
+    const length = terms.length
     const tags = doc.tags
     const filters = this.filtersOf?.(doc) ?? NO_FILTERS
     // Tags, then filter keys, without an array joining them: a load adds a million documents.
     for (let t = 0; t < tags.length + filters.length; t++) {
       const tag = (t < tags.length ? (tags[t] as string) : (filters[t - tags.length] as string)).toLowerCase()
       const postings = this.vocabulary.tagPostings(tag)
-      if (this.batching || postings.add(slot)) n = this.pushTermId(n, postings.id)
+      if (terms.batching || postings.add(slot)) terms.push(postings.id)
     }
 
-    if (this.batching) this.forward.setSorted(slot, this.termIds, (this.batch as PostingsBatch).add(slot, this.termIds, n))
-    else this.forward.set(slot, this.termIds, n)
+    if (terms.batching) this.forward.setSorted(slot, terms.ids, (this.batch as PostingsBatch).add(slot, terms.ids, terms.count))
+    else this.forward.set(slot, terms.ids, terms.count)
     this.columns.ids[slot] = doc.id
     this.docs[slot] = doc
     this.columns.createdAt[slot] = doc.createdAt
@@ -292,40 +286,6 @@ class SearchIndex<D extends SearchDocument> implements MemeSearchIndex<D>, TermS
         ).slice(offset)
       : this.order.pageIn(matches, offset, limit)
     return { total, ids: slots.map((slot) => this.columns.ids[slot] as string) }
-  }
-
-  /** TermSink: one word of the document being added (see upsert). */
-  asciiWord(text: string, start: number, end: number, hash: number): void {
-    const id = this.vocabulary.findAscii(text, start, end, hash)
-    // A batch needs only the id: the list itself is not read (most words hit the table).
-    if (id >= 0 && this.batching) {
-      this.addedIds = this.pushTermId(this.addedIds, id)
-      this.addedLength++
-    } else {
-      const vocabulary = this.vocabulary
-      this.addTerm(id >= 0 ? (vocabulary.byId[id] as Postings) : vocabulary.textPostings(text.slice(start, end).toLowerCase()))
-    }
-  }
-
-  foldedWord(term: string): void {
-    this.addTerm(this.vocabulary.textPostings(term))
-  }
-
-  otherRun(text: string, start: number, end: number, hash: number): void {
-    for (const list of this.vocabulary.runPostings(text, start, end, hash)) this.addTerm(list)
-  }
-
-  private addTerm(postings: Postings): void {
-    // A batch counts every occurrence (PostingsBatch makes them frequencies); upsert adds to the list now.
-    if (this.batching) this.addedIds = this.pushTermId(this.addedIds, postings.id)
-    else if (postings.add(this.adding)) this.addedIds = this.pushTermId(this.addedIds, postings.id)
-    this.addedLength++
-  }
-
-  private pushTermId(n: number, id: number): number {
-    if (n === this.termIds.length) this.termIds = grown(this.termIds, new Int32Array(n * 2))
-    this.termIds[n] = id
-    return n + 1
   }
 
   private removeSlot(slot: number): void {
