@@ -4,16 +4,13 @@
 // the same 7 inputs) and reports the WebAssembly memory, RSS after GC and the scores. A last child holds both
 // models and times them in alternating blocks of 8 classifications (CPU of one thread, median of the blocks).
 import { execFileSync } from 'node:child_process'
-import { createRequire } from 'node:module'
 import os from 'node:os'
-import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { seededNoise } from '@app/testing'
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
 import * as tf from '@tensorflow/tfjs-core'
 import { type LayersModel, loadLayersModel } from '@tensorflow/tfjs-layers'
 import sharp from 'sharp'
-import { loadModelArtifacts } from '../src/moderation/model-files.ts'
+import { loadModelArtifacts, useWasmBackend } from '../src/moderation/model-files.ts'
 import { prepareForInference } from '../src/moderation/model-memory.ts'
 
 const SIZE = 224
@@ -57,10 +54,7 @@ function classify(model: LayersModel, pixels: Uint8Array): number[] {
 }
 
 async function child(variant: string) {
-  const require = createRequire(import.meta.url)
-  setWasmPaths(`${path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))}${path.sep}`)
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false)
-  await tf.setBackend('wasm')
+  await useWasmBackend()
   const wasmBytes = () => (tf.backend() as unknown as { wasm: { HEAPU8: Uint8Array } }).wasm.HEAPU8.buffer.byteLength
   const rss = () => {
     globalThis.gc?.()

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import type { io } from '@tensorflow/tfjs-core'
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
+import { env, type io, ready, setBackend } from '@tensorflow/tfjs-core'
 
 /** The model's outputs in order (nsfwjs's class list). */
 export const NSFW_CLASSES = ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']
@@ -9,6 +10,17 @@ export const NSFW_CLASSES = ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']
 const require = createRequire(import.meta.url)
 // nsfwjs ships MobileNetV2 (a Keras layers model) as two JS modules: the topology, and the weights as one base64 string.
 const modelDir = path.resolve(path.dirname(require.resolve('nsfwjs/models/mobilenet_v2')), '../../models/mobilenet_v2')
+
+/**
+ * TensorFlow.js on the WASM backend, its .wasm binaries read from the package's dist folder (start-up stays
+ * offline). Emscripten's thread pool needs Blob-URL workers, which Node lacks: the single-threaded SIMD build.
+ */
+export async function useWasmBackend(): Promise<void> {
+  setWasmPaths(`${path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))}${path.sep}`)
+  env().set('WASM_HAS_MULTITHREAD_SUPPORT', false)
+  await setBackend('wasm')
+  await ready()
+}
 
 const BYTES_PER_VALUE: Record<string, number> = { float32: 4, int32: 4, float16: 2, uint16: 2, uint8: 1, bool: 1 }
 

@@ -1,13 +1,10 @@
 // Runs nsfwjs's MobileNetV2 on the WASM backend in a worker thread, so inference never blocks the server's event loop.
 // Only the TensorFlow.js parts the model needs are imported (core, layers, the WASM backend): nsfwjs's own entry
 // imports all of @tensorflow/tfjs (the CPU and WebGL backends, the converter, tfjs-data), about 35 MiB of code it never runs.
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import { parentPort } from 'node:worker_threads'
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
 import * as tf from '@tensorflow/tfjs-core'
 import { type LayersModel, loadLayersModel } from '@tensorflow/tfjs-layers'
-import { loadModelArtifacts, NSFW_CLASSES } from './model-files.ts'
+import { loadModelArtifacts, NSFW_CLASSES, useWasmBackend } from './model-files.ts'
 import { prepareForInference } from './model-memory.ts'
 
 export interface ClassifyRequest {
@@ -26,9 +23,6 @@ export type WorkerMessage =
 const port = parentPort
 if (!port) throw new Error('moderation worker must run in a worker thread')
 
-const require = createRequire(import.meta.url)
-// The .wasm binaries ship in the package's dist folder; a file path keeps start-up offline.
-const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))
 const SIZE = 224
 
 /** As nsfwjs's classify(): pixels scaled to 0..1, the model's five probabilities, highest first. */
@@ -47,11 +41,7 @@ async function classify(model: LayersModel, pixels: Uint8Array) {
 
 async function start() {
   const started = performance.now()
-  setWasmPaths(`${wasmDir}${path.sep}`)
-  // Emscripten's thread pool needs Blob-URL workers, which Node lacks: single-threaded SIMD build.
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false)
-  await tf.setBackend('wasm')
-  await tf.ready()
+  await useWasmBackend()
   const model = await loadLayersModel(tf.io.fromMemory(loadModelArtifacts()))
   prepareForInference(model)
   // A first prediction allocates the backend's buffers now rather than in the first upload (nsfwjs does the same).

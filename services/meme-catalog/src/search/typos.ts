@@ -1,3 +1,4 @@
+import { grown } from './grown.ts'
 import { maxTypos } from './normalize.ts'
 
 /** Largest edit distance the index answers (maxTypos never asks for more). */
@@ -132,17 +133,11 @@ export class TypoIndex {
 
   private growEntries(): void {
     const size = this.ids.length * 2
-    for (const name of ['ids', 'hashes', 'next'] as const) {
-      const grown = new Int32Array(size)
-      grown.set(this[name])
-      this[name] = grown
-    }
+    for (const name of ['ids', 'hashes', 'next'] as const) this[name] = grown(this[name], new Int32Array(size))
   }
 
   private growSeen(id: number): void {
-    const seen = new Int32Array(Math.max(1024, (id + 1) * 2))
-    seen.set(this.seen)
-    this.seen = seen
+    this.seen = grown(this.seen, new Int32Array(Math.max(1024, (id + 1) * 2)))
   }
 
   /** Levenshtein distance of a and b, or more than max as soon as every cell of a row is past max. */

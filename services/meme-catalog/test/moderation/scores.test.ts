@@ -1,13 +1,10 @@
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import { seededNoise } from '@app/testing'
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm'
 import * as tf from '@tensorflow/tfjs-core'
 import { loadLayersModel } from '@tensorflow/tfjs-layers'
 import sharp from 'sharp'
 import { test } from 'tap'
 import { createClassifier } from '../../src/moderation/classifier.ts'
-import { loadModelArtifacts, NSFW_CLASSES } from '../../src/moderation/model-files.ts'
+import { loadModelArtifacts, NSFW_CLASSES, useWasmBackend } from '../../src/moderation/model-files.ts'
 
 const SIZE = 224
 const silent = { info: () => {}, error: () => {} }
@@ -27,10 +24,7 @@ async function inputs(): Promise<Uint8Array[]> {
 
 /** The model as tfjs-layers loads it, untouched, in this thread: predict() as nsfwjs calls it. */
 async function reference(images: Uint8Array[]) {
-  const require = createRequire(import.meta.url)
-  setWasmPaths(`${path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'))}${path.sep}`)
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false)
-  await tf.setBackend('wasm')
+  await useWasmBackend()
   const model = await loadLayersModel(tf.io.fromMemory(loadModelArtifacts()))
   const results = []
   for (const pixels of images) {
